@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { parseEnv, type Env } from "./load";
+import {
+  databaseUrl,
+  kekFields,
+  logLevel,
+  nodeEnv,
+  port,
+  positiveInt,
+  queuePrefix,
+  redisUrl,
+  toKeyEncryptionConfig,
+  type KeyEncryptionConfig,
+} from "./fields";
+
+const common = {
+  NODE_ENV: nodeEnv,
+  LOG_LEVEL: logLevel,
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: redisUrl,
+  QUEUE_PREFIX: queuePrefix,
+};
+
+interface CommonConfig {
+  env: "development" | "production" | "test";
+  logLevel: string;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+}
+
+const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
+  env: v.NODE_ENV,
+  logLevel: v.LOG_LEVEL,
+  databaseUrl: v.DATABASE_URL,
+  redisUrl: v.REDIS_URL,
+  queuePrefix: v.QUEUE_PREFIX,
+});
+
+const gatewaySchema = z.object({
+  ...common,
+  HOST: z.string().default("127.0.0.1"),
+  PORT: port(3000),
+  BODY_LIMIT_BYTES: positiveInt(256 * 1024),
+  SIGN_TIMEOUT_MS: positiveInt(5000),
+  RATE_LIMIT_PER_MINUTE: positiveInt(6000),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  TRUST_PROXY: z.string().default("loopback"),
+});
+
+export interface GatewayConfig extends CommonConfig {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  signTimeoutMs: number;
+  rateLimitPerMinute: number;
+  authCacheTtlMs: number;
+  trustProxy: string;
+}
+
+export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfig> {
+  const v = parseEnv(gatewaySchema, env);
+  return Object.freeze({
+    ...toCommon(v),
+    host: v.HOST,
+    port: v.PORT,
+    bodyLimitBytes: v.BODY_LIMIT_BYTES,
+    signTimeoutMs: v.SIGN_TIMEOUT_MS,
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
+    trustProxy: v.TRUST_PROXY,
+  });
+}
+
+const signingWorkerSchema = z.object({
+  ...common,
+  ...kekFields,
+  SIGNING_CONCURRENCY: positiveInt(64),
+});
+
+export interface SigningWorkerConfig extends CommonConfig {
+  kek: KeyEncryptionConfig;
+  concurrency: number;
+}
+
+export function loadSigningWorkerConfig(env: Env = process.env): Readonly<SigningWorkerConfig> {
+  const v = parseEnv(signingWorkerSchema, env);
+  return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
+}
+
+const cliSchema = z.object({ ...common, ...kekFields });
+const cliReadOnlySchema = z.object(common);
+
+export interface CliConfig extends CommonConfig {
+  /** Absent when the command does not need to encrypt or decrypt keys. */
+  kek: KeyEncryptionConfig | undefined;
+}
+
+/** The admin CLI needs the KEK only for commands that create or import wallets. */
+export function loadCliConfig(options: { needsKek: boolean }, env: Env = process.env): Readonly<CliConfig> {
+  if (options.needsKek) {
+    const v = parseEnv(cliSchema, env);
+    return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v) });
+  }
+  return Object.freeze({ ...toCommon(parseEnv(cliReadOnlySchema, env)), kek: undefined });
+}
+
+const migrateSchema = z.object({ LOG_LEVEL: logLevel, DATABASE_URL: databaseUrl });
+
+export function loadMigrateConfig(env: Env = process.env): Readonly<{ databaseUrl: string; logLevel: string }> {
+  const v = parseEnv(migrateSchema, env);
+  return Object.freeze({ databaseUrl: v.DATABASE_URL, logLevel: v.LOG_LEVEL });
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/** Building blocks shared by the app schemas: one definition per variable. */
+
+export const databaseUrl = z
+  .string()
+  .default("postgresql://postgres@127.0.0.1:5432/relay")
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgresql:// URL");
+
+export const redisUrl = z
+  .string()
+  .default("redis://127.0.0.1:6379")
+  .refine((v) => /^rediss?:\/\//.test(v), "must be a redis:// or rediss:// URL");
+
+/** Prefix of every BullMQ key; two deployments (or test runs) on one Redis never collide. */
+export const queuePrefix = z
+  .string()
+  .default("relay")
+  .refine((v) => /^[A-Za-z0-9:_{}.-]{1,64}$/.test(v), "use 1-64 letters, digits or :_{}.-");
+
+export const logLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
+
+export const nodeEnv = z.enum(["development", "production", "test"]).default("development");
+
+export const positiveInt = (fallback: number) =>
+  z.coerce.number().int("must be a whole number").positive("must be greater than 0").default(fallback);
+
+export const port = (fallback: number) =>
+  z.coerce.number().int().min(0).max(65535, "must be a TCP port (0-65535)").default(fallback);
+
+const base64Key = z
+  .string()
+  .refine((v) => Buffer.from(v, "base64").length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(v), {
+    message: "must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`)",
+  });
+
+/**
+ * The key-encryption key (KEK) that protects private keys at rest, its id, and older keys still
+ * needed to decrypt records written before a rotation ("id:base64,id:base64").
+ */
+export const kekFields = {
+  KEY_ENCRYPTION_KEY: base64Key,
+  KEY_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, "use 1-32 letters, digits, _ or -").default("k1"),
+  KEY_ENCRYPTION_KEYS_PREVIOUS: z
+    .string()
+    .default("")
+    .refine(
+      (v) =>
+        v === "" ||
+        v.split(",").every((pair) => {
+          const [id, key] = pair.split(":");
+          return !!id && /^[A-Za-z0-9_-]{1,32}$/.test(id) && !!key && base64Key.safeParse(key).success;
+        }),
+      "must be a comma-separated list of id:base64key pairs",
+    ),
+};
+
+export interface KeyEncryptionConfig {
+  activeKeyId: string;
+  keys: ReadonlyMap<string, Buffer>;
+}
+
+export function toKeyEncryptionConfig(v: {
+  KEY_ENCRYPTION_KEY: string;
+  KEY_ENCRYPTION_KEY_ID: string;
+  KEY_ENCRYPTION_KEYS_PREVIOUS: string;
+}): KeyEncryptionConfig {
+  const keys = new Map<string, Buffer>();
+  for (const pair of v.KEY_ENCRYPTION_KEYS_PREVIOUS.split(",").filter(Boolean)) {
+    const [id, key] = pair.split(":") as [string, string];
+    keys.set(id, Buffer.from(key, "base64"));
+  }
+  keys.set(v.KEY_ENCRYPTION_KEY_ID, Buffer.from(v.KEY_ENCRYPTION_KEY, "base64"));
+  return { activeKeyId: v.KEY_ENCRYPTION_KEY_ID, keys };
+}

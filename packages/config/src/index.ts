@@ -1,0 +1,5 @@
+export { ConfigError, parseEnv } from "./load";
+export type { Env } from "./load";
+export type { KeyEncryptionConfig } from "./fields";
+export { loadCliConfig, loadGatewayConfig, loadMigrateConfig, loadSigningWorkerConfig } from "./apps";
+export type { CliConfig, GatewayConfig, SigningWorkerConfig } from "./apps";

@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+export type Env = Record<string, string | undefined>;
+
+/** Thrown at start-up when the environment does not describe a runnable app. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parses the environment with a zod schema whose keys are variable names, and says which
+ * variables are wrong and why in one message. Returns a frozen object; never exits the process.
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: Env): Readonly<z.output<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const name = issue.path.join(".") || "(environment)";
+      const value = typeof issue.path[0] === "string" ? env[issue.path[0]] : undefined;
+      const shown = value === undefined ? "unset" : isSecretName(name) ? "set" : JSON.stringify(value);
+      return `  ${name} (${shown}): ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return Object.freeze(result.data);
+}
+
+const isSecretName = (name: string) => /KEY|SECRET|PASSWORD|TOKEN|URL/.test(name);

@@ -1,0 +1,47 @@
+import { Wallet, getAddress, hexlify, isHexString } from "ethers";
+import { AppError } from "@relay/core";
+import { open, seal, type Kek } from "./envelope";
+
+/** What binds a wallet's sealed key to its record. */
+const walletAad = (walletId: string, address: string) => `wallet:${walletId}:${getAddress(address)}`;
+
+export interface NewWalletKey {
+  address: string;
+  /** Seals the key for the wallet record with this id. */
+  sealFor: (walletId: string) => string;
+}
+
+export function generateWalletKey(kek: Kek): NewWalletKey {
+  return fromPrivateKey(kek, Wallet.createRandom().privateKey);
+}
+
+/** Validates an imported private key (32 bytes hex, with or without 0x) without echoing it. */
+export function importWalletKey(kek: Kek, privateKey: string): NewWalletKey {
+  const hex = privateKey.trim().startsWith("0x") ? privateKey.trim() : `0x${privateKey.trim()}`;
+  if (!isHexString(hex, 32)) throw new AppError("BAD_REQUEST", "A private key must be 32 bytes as hex (64 hex digits, 0x optional)");
+  try {
+    return fromPrivateKey(kek, hex);
+  } catch {
+    throw new AppError("BAD_REQUEST", "The private key is not a valid secp256k1 key");
+  }
+}
+
+function fromPrivateKey(kek: Kek, privateKey: string): NewWalletKey {
+  const wallet = new Wallet(privateKey);
+  const bytes = Buffer.from(wallet.privateKey.slice(2), "hex");
+  return {
+    address: wallet.address,
+    sealFor: (walletId) => seal(kek, bytes, walletAad(walletId, wallet.address)),
+  };
+}
+
+/** Opens a wallet's sealed key and checks it belongs to the stored address. */
+export function openWalletKey(kek: Kek, wallet: { id: string; address: string; encryptedKey: string }): Wallet {
+  const bytes = open(kek, wallet.encryptedKey, walletAad(wallet.id, wallet.address));
+  const signer = new Wallet(hexlify(bytes));
+  bytes.fill(0);
+  if (signer.address !== getAddress(wallet.address)) {
+    throw new AppError("CRYPTO", `Stored key of wallet ${wallet.id} does not match its address`);
+  }
+  return signer;
+}
