@@ -5,3 +5,7 @@ export * from "./repositories/api-key.repository";
 export * from "./repositories/chain.repository";
 export * from "./repositories/wallet.repository";
 export * from "./repositories/signature.repository";
+export { migrate } from "./migrate/migrate";
+export type { MigrateOptions, MigrateResult } from "./migrate/migrate";
+export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-database";
+export { resolveMigrationsDir } from "./migrate/migrations-dir";

@@ -41,6 +41,18 @@ export function createSignatureRepository(db: SignatureDatabase) {
       const row = await db.signature.findUnique({ where: { id }, include: withSigner });
       return row ? flatten(row) : null;
     },
+    /** What the signing worker needs: the exact bytes and the wallet's sealed key. */
+    findForSigning: (id: string) =>
+      db.signature.findUnique({
+        where: { id },
+        select: {
+          id: true,
+          status: true,
+          message: true,
+          signature: true,
+          wallet: { select: { id: true, address: true, encryptedKey: true } },
+        },
+      }),
     /** PENDING → SIGNED; false when the record is gone or already signed. */
     markSigned: async (id: string, signature: string): Promise<boolean> => {
       const { count } = await db.signature.updateMany({

@@ -1,0 +1,94 @@
+import { randomInt } from "node:crypto";
+import type { Database } from "@relay/db";
+import { startAnvil, type AnvilInstance } from "@relay/testing";
+import { createCliHarness, openTestDatabase } from "../cli-harness";
+
+interface ChainView {
+  chainId: string;
+  name: string;
+  rpcUrls: string[];
+  confirmations: number;
+  lowBalanceThresholdWei: string;
+  createdAt: string;
+  created?: boolean;
+  verified?: boolean;
+}
+
+// Chain ids are global in the run's shared database: take ones no other test would pick.
+const freshChainId = () => 900_000_000 + randomInt(1_000_000_000);
+
+describe("relay chains", () => {
+  let db: Database;
+  let cli: ReturnType<typeof createCliHarness>;
+  let anvil: AnvilInstance;
+  let chainId: number;
+
+  beforeAll(async () => {
+    chainId = freshChainId();
+    anvil = await startAnvil({ chainId });
+    db = openTestDatabase();
+    cli = createCliHarness(db);
+  });
+  afterAll(async () => {
+    await anvil?.stop();
+    await db?.$disconnect();
+  });
+
+  it("adds a chain after checking that its RPC serves that chain id, and lists it", async () => {
+    const added = await cli.json<ChainView>(
+      "chains", "add", "--chain-id", String(chainId), "--rpc-url", anvil.rpcUrl, "--name", "local",
+      "--confirmations", "3", "--low-balance-threshold", "1000000000000000000000",
+    );
+    expect(added).toMatchObject({
+      chainId: String(chainId),
+      name: "local",
+      rpcUrls: [anvil.rpcUrl],
+      confirmations: 3,
+      lowBalanceThresholdWei: "1000000000000000000000",
+      created: true,
+      verified: true,
+    });
+    const listed = await cli.json<ChainView[]>("chains", "list");
+    expect(listed.find((c) => c.chainId === String(chainId))).toEqual({
+      chainId: added.chainId, name: added.name, rpcUrls: added.rpcUrls, confirmations: added.confirmations,
+      lowBalanceThresholdWei: added.lowBalanceThresholdWei, createdAt: added.createdAt,
+    });
+  });
+
+  it("updates an existing chain, keeping the settings that were not given", async () => {
+    const id = freshChainId();
+    await cli.json("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:1", "--no-verify", "--confirmations", "5", "--name", "x");
+    const updated = await cli.json<ChainView>("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:2", "--rpc-url", "http://127.0.0.1:3", "--no-verify");
+    expect(updated).toMatchObject({ name: "x", confirmations: 5, rpcUrls: ["http://127.0.0.1:2", "http://127.0.0.1:3"], created: false, verified: false });
+  });
+
+  it("refuses an RPC that serves another chain, and stores nothing", async () => {
+    const wrong = freshChainId();
+    const line = await cli.fails("chains", "add", "--chain-id", String(wrong), "--rpc-url", anvil.rpcUrl);
+    expect(line).toBe(`error: RPC ${anvil.rpcUrl} serves chain ${chainId}, not ${wrong}: fix --chain-id or --rpc-url`);
+    const listed = await cli.json<ChainView[]>("chains", "list");
+    expect(listed.map((c) => c.chainId)).not.toContain(String(wrong));
+  });
+
+  it("refuses an RPC that does not answer, unless told not to verify", async () => {
+    const id = freshChainId();
+    const line = await cli.fails("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:1/secret-api-key");
+    expect(line).toMatch(/^error: RPC http:\/\/127\.0\.0\.1:1\/… did not answer eth_chainId .*--no-verify/);
+    expect(line).not.toContain("secret-api-key");
+  });
+
+  it("rejects bad option values with exit code 1", async () => {
+    for (const args of [
+      ["--chain-id", "0", "--rpc-url", anvil.rpcUrl],
+      ["--chain-id", "abc", "--rpc-url", anvil.rpcUrl],
+      ["--chain-id", "1", "--rpc-url", "ws://127.0.0.1:8546"],
+      ["--chain-id", "1", "--rpc-url", "not a url"],
+      ["--chain-id", "1", "--rpc-url", anvil.rpcUrl, "--confirmations", "-1"],
+      ["--chain-id", "1"],
+    ]) {
+      const result = await cli.run("chains", "add", ...args, "--no-verify");
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 1, stdout: "" });
+      expect(result.stderr).toMatch(/^error: /);
+    }
+  });
+});

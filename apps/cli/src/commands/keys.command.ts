@@ -1,0 +1,87 @@
+import type { Command } from "commander";
+import { AppError, generateApiKey, parseApiKey } from "@relay/core";
+import type { ApiKeyRecord } from "@relay/db";
+import type { CliDeps } from "../deps";
+import { usageError } from "../errors";
+import { emit, formatDate, formatTable } from "../output";
+import { isUuid, resolveProject } from "../project-ref";
+import { withJson, type JsonOption } from "./options";
+
+interface ProjectOption extends JsonOption {
+  project: string;
+}
+
+/** What may be shown about a key: never its hash. */
+const view = (k: ApiKeyRecord) => ({
+  id: k.id,
+  projectId: k.projectId,
+  name: k.name,
+  createdAt: k.createdAt,
+  revokedAt: k.revokedAt,
+});
+
+export function registerKeyCommands(program: Command, deps: CliDeps): void {
+  const keys = program.command("keys").description("create, list and revoke API keys");
+
+  withJson(
+    keys
+      .command("create")
+      .description("create an API key; its token is printed once and cannot be shown again")
+      .requiredOption("--project <id-or-name>", "project the key belongs to")
+      .option("--name <label>", "label to recognise the key by", "default"),
+  ).action(async (options: ProjectOption & { name: string }) => {
+    const label = options.name.trim();
+    if (label === "" || label.length > 200) throw usageError("A key name must be 1-200 characters");
+    const project = await resolveProject(deps.projects, options.project);
+    const key = generateApiKey();
+    const record = await deps.apiKeys.create({ id: key.id, projectId: project.id, name: label, secretHash: key.secretHash });
+    emit(deps.output, options.json, { ...view(record), token: key.token }, () =>
+      [
+        `Created API key ${record.id} (${record.name}) for project ${project.name}.`,
+        "Token, shown only now; store it in the project's secret store:",
+        "",
+        `  ${key.token}`,
+      ].join("\n"),
+    );
+  });
+
+  withJson(
+    keys
+      .command("list")
+      .description("list a project's API keys (never their secrets)")
+      .requiredOption("--project <id-or-name>", "project whose keys to list"),
+  ).action(async (options: ProjectOption) => {
+    const project = await resolveProject(deps.projects, options.project);
+    const rows = await deps.apiKeys.listByProject(project.id);
+    emit(deps.output, options.json, rows.map(view), () =>
+      formatTable(
+        rows,
+        [
+          { header: "ID", value: (k) => k.id },
+          { header: "NAME", value: (k) => k.name },
+          { header: "CREATED", value: (k) => formatDate(k.createdAt) },
+          { header: "REVOKED", value: (k) => formatDate(k.revokedAt) },
+        ],
+        `Project ${project.name} has no API keys: create one with \`relay keys create --project ${project.name}\``,
+      ),
+    );
+  });
+
+  withJson(
+    keys.command("revoke").description("revoke an API key; the gateway refuses it once its short auth cache expires").argument("<keyId>", "id shown by `keys list`"),
+  ).action(async (keyId: string, options: JsonOption) => {
+    if (!isUuid(keyId)) {
+      const hint = parseApiKey(keyId) ? "pass the key id shown by `relay keys list`, not the token" : "expected a key id (a UUID) from `relay keys list`";
+      throw usageError(`"${parseApiKey(keyId) ? "rk_…" : keyId}" is not a key id: ${hint}`);
+    }
+    const id = keyId.toLowerCase();
+    const revokedNow = await deps.apiKeys.revoke(id);
+    const record = await deps.apiKeys.findById(id);
+    if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`relay keys list --project <project>\``);
+    emit(deps.output, options.json, { ...view(record), alreadyRevoked: !revokedNow }, () =>
+      revokedNow
+        ? `Revoked API key ${record.id} (${record.name})`
+        : `API key ${record.id} (${record.name}) was already revoked at ${formatDate(record.revokedAt)}`,
+    );
+  });
+}

@@ -1,0 +1,31 @@
+import { type Command, InvalidArgumentError } from "commander";
+
+/** Every leaf command accepts `--json`. */
+export const withJson = (command: Command): Command => command.option("--json", "print machine-readable JSON");
+
+export interface JsonOption {
+  json?: boolean;
+}
+
+/** A decimal integer ≥ `min`, as a bigint (chain ids and wei do not fit a double). */
+export const parseBigIntArg =
+  (what: string, min: bigint) =>
+  (value: string): bigint => {
+    if (!/^\d+$/.test(value) || BigInt(value) < min) {
+      throw new InvalidArgumentError(`${what} must be a whole number ≥ ${min}.`);
+    }
+    return BigInt(value);
+  };
+
+export const parseIntArg =
+  (what: string, min: number, max: number) =>
+  (value: string): number => {
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${what} must be a whole number from ${min} to ${max}.`);
+    }
+    return n;
+  };
+
+/** Collects a repeatable option into a list. */
+export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];

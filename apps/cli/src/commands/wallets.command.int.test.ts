@@ -1,0 +1,112 @@
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Wallet } from "ethers";
+import { openWalletKey } from "@relay/custody";
+import { createWalletRepository, type Database } from "@relay/db";
+import { createCliHarness, openTestDatabase, randomKek } from "../cli-harness";
+import { createKekLoader } from "../kek";
+
+interface WalletView {
+  id: string;
+  projectId: string;
+  address: string;
+  createdAt: string;
+}
+
+describe("relay wallets", () => {
+  const kek = randomKek();
+  let db: Database;
+  let cli: ReturnType<typeof createCliHarness>;
+  let project: { id: string; name: string };
+
+  beforeAll(async () => {
+    db = openTestDatabase();
+    cli = createCliHarness(db, { kek });
+    project = await cli.json("projects", "create", `wallets-${randomUUID()}`);
+  });
+  afterAll(() => db.$disconnect());
+
+  /** A key must appear in no output, in any spelling. */
+  const expectNoKey = (text: string, privateKey: string) => {
+    const hex = privateKey.replace(/^0x/, "").toLowerCase();
+    expect(text.toLowerCase()).not.toContain(hex);
+    expect(text).not.toContain(Buffer.from(hex, "hex").toString("base64"));
+  };
+
+  it("creates a wallet whose stored ciphertext opens to the listed address", async () => {
+    const created = await cli.json<WalletView>("wallets", "create", "--project", project.name);
+    const listed = await cli.json<WalletView[]>("wallets", "list", "--project", project.id);
+    expect(listed).toContainEqual(created);
+
+    const stored = await createWalletRepository(db).findWithKey(created.id);
+    expect(stored?.encryptedKey).toMatch(/^v1\.cli-test\./);
+    const signer = openWalletKey(kek, stored!);
+    expect(signer.address).toBe(created.address);
+  });
+
+  it("imports a key from stdin without ever printing it", async () => {
+    const key = Wallet.createRandom();
+    const importer = createCliHarness(db, { kek, stdin: `${key.privateKey.slice(2)}\n` });
+    const json = await importer.run("wallets", "import", "--project", project.name, "--json");
+    const human = await createCliHarness(db, { kek, stdin: key.privateKey }).run("wallets", "import", "--project", project.name);
+
+    expect(json.code).toBe(0);
+    const imported = JSON.parse(json.stdout) as WalletView;
+    expect(imported).toMatchObject({ projectId: project.id, address: key.address });
+    const stored = await createWalletRepository(db).findWithKey(imported.id);
+    expect(openWalletKey(kek, stored!).privateKey).toBe(key.privateKey);
+
+    // The second import of the same key is refused, and says why without the key.
+    expect(human.code).toBe(1);
+    expect(human.stderr).toBe(`error: Wallet ${key.address} is already in this project (id ${imported.id}): nothing to do\n`);
+    for (const text of [json.stdout, json.stderr, human.stdout, human.stderr, stored!.encryptedKey]) expectNoKey(text, key.privateKey);
+  });
+
+  it("reads the key from --private-key-file", async () => {
+    const key = Wallet.createRandom();
+    const dir = await mkdtemp(join(tmpdir(), "relay-cli-"));
+    try {
+      const file = join(dir, "key");
+      await writeFile(file, `${key.privateKey}\n`, { mode: 0o600 });
+      const result = await cli.run("wallets", "import", "--project", project.name, "--private-key-file", file, "--json");
+      expect(result.code).toBe(0);
+      expect((JSON.parse(result.stdout) as WalletView).address).toBe(key.address);
+      expectNoKey(result.stdout + result.stderr, key.privateKey);
+      expect(await cli.fails("wallets", "import", "--project", project.name, "--private-key-file", join(dir, "missing"))).toMatch(/Cannot read the private key from --private-key-file .*ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an address that another project holds", async () => {
+    const key = Wallet.createRandom();
+    const other = await cli.json<{ name: string }>("projects", "create", `other-${randomUUID()}`);
+    await createCliHarness(db, { kek, stdin: key.privateKey }).json("wallets", "import", "--project", other.name);
+    const line = await createCliHarness(db, { kek, stdin: key.privateKey }).fails("wallets", "import", "--project", project.name);
+    expect(line).toBe(`error: Wallet ${key.address} already exists in another project: an address can belong to one project only`);
+  });
+
+  it("refuses malformed or missing input without echoing it", async () => {
+    const almostKey = `0x${"ab".repeat(31)}zz`;
+    const bad = await createCliHarness(db, { kek, stdin: almostKey }).fails("wallets", "import", "--project", project.name);
+    expect(bad).toBe("error: A private key must be 32 bytes as hex (64 hex digits, 0x optional)");
+    expect(await createCliHarness(db, { kek, stdin: "\n" }).fails("wallets", "import", "--project", project.name)).toMatch(/^error: No private key in stdin/);
+  });
+
+  it("needs KEY_ENCRYPTION_KEY for create and import only, and stores nothing without it", async () => {
+    const withoutKek = createCliHarness(db, { getKek: createKekLoader({}), stdin: Wallet.createRandom().privateKey });
+    const before = await createWalletRepository(db).listByProject(project.id);
+    for (const command of ["create", "import"]) {
+      const line = await withoutKek.fails("wallets", command, "--project", project.name);
+      expect(line).toMatch(/^error: KEY_ENCRYPTION_KEY \(unset\): .*set it to the same 32-byte base64 key the workers use\)$/);
+    }
+    const malformed = createCliHarness(db, { getKek: createKekLoader({ KEY_ENCRYPTION_KEY: "c2hvcnQ=" }) });
+    const line = await malformed.fails("wallets", "create", "--project", project.name);
+    expect(line).toMatch(/^error: KEY_ENCRYPTION_KEY \(set\): must be 32 random bytes in base64/);
+    expect(line).not.toContain("c2hvcnQ=");
+
+    expect(await withoutKek.json<WalletView[]>("wallets", "list", "--project", project.name)).toHaveLength(before.length);
+  });
+});

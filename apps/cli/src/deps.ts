@@ -1,0 +1,24 @@
+import type { Logger } from "@relay/core";
+import type { Kek } from "@relay/custody";
+import type { ApiKeyRepository, ChainRepository, ProjectRepository, WalletRepository } from "@relay/db";
+import type { Output } from "./output";
+
+/** What the commands need from the outside world; `main.ts` builds the real ones, tests their own. */
+export interface CliDeps {
+  projects: ProjectRepository;
+  apiKeys: ApiKeyRepository;
+  chains: ChainRepository;
+  wallets: WalletRepository;
+  /**
+   * Loads the key-encryption key. Only `wallets create|import` call it, so every other command
+   * runs without the KEK in the environment; throws a one-line AppError when it is missing.
+   */
+  getKek: () => Kek;
+  output: Output;
+  /** Reads a secret (the private key of `wallets import`) from standard input. */
+  readSecretStdin: () => Promise<string>;
+  /** Asks an RPC endpoint for its chain id; the default is `fetchChainId` in rpc-probe.ts. */
+  probeChainId?: (rpcUrl: string) => Promise<bigint>;
+  /** Receives the full error of a failed command at debug level (the operator sees one line). */
+  logger?: Logger;
+}

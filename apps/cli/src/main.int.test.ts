@@ -1,0 +1,76 @@
+import { spawn } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { Wallet } from "ethers";
+import { testDatabaseUrl } from "./cli-harness";
+
+const ROOT = resolve(__dirname, "../../..");
+
+interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** The real binary, as `pnpm relay` runs it, with only the environment given here. */
+function relay(args: string[], env: Record<string, string>, stdin = ""): Promise<ProcessResult> {
+  const started = Date.now();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr, ms: Date.now() - started }));
+    child.stdin.end(stdin);
+  });
+}
+
+describe("relay binary (main.ts)", () => {
+  const env = () => ({ DATABASE_URL: testDatabaseUrl() });
+
+  it("runs a command against DATABASE_URL, prints JSON and exits promptly", async () => {
+    const name = `bin-${randomUUID()}`;
+    const created = await relay(["projects", "create", name, "--json"], env());
+    expect(created).toMatchObject({ code: 0, stderr: "" });
+
+    const listed = await relay(["projects", "list", "--json"], env());
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    expect((JSON.parse(listed.stdout) as { name: string }[]).map((p) => p.name)).toContain(name);
+    // Start-up through tsx dominates; a lingering pool or socket would add seconds.
+    expect(listed.ms).toBeLessThan(10_000);
+  });
+
+  it("reads an imported key from piped stdin and never prints it", async () => {
+    const project = `bin-import-${randomUUID()}`;
+    await relay(["projects", "create", project], env());
+    const key = Wallet.createRandom();
+    const kekEnv = { ...env(), KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") };
+
+    const result = await relay(["wallets", "import", "--project", project, "--json"], kekEnv, `${key.privateKey}\n`);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(result.stdout)).toMatchObject({ address: key.address });
+    expect(result.stdout.toLowerCase()).not.toContain(key.privateKey.slice(2));
+  });
+
+  it("fails with one line on stderr and exit code 1", async () => {
+    const noKek = await relay(["wallets", "create", "--project", "whatever"], env());
+    expect(noKek.code).toBe(1);
+    expect(noKek.stdout).toBe("");
+    expect(noKek.stderr).toMatch(/^error: KEY_ENCRYPTION_KEY \(unset\): [^\n]*\n$/);
+
+    const badUrl = await relay(["projects", "list"], { DATABASE_URL: "mysql://nope" });
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toMatch(/^error: Invalid configuration: DATABASE_URL \(set\): must be a postgresql:\/\/ URL\n$/);
+
+    const unreachable = await relay(["projects", "list"], { DATABASE_URL: "postgresql://postgres:hunter2@127.0.0.1:1/relay" });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toBe("error: Cannot connect to Postgres: check that it is running and that DATABASE_URL points at it\n");
+  });
+});

@@ -1,0 +1,40 @@
+import { AppError, toError } from "@relay/core";
+
+/** Where an RPC URL points, without the path or query that often carry a provider's API key. */
+export function describeRpcUrl(url: string): string {
+  try {
+    const { protocol, host, pathname, search } = new URL(url);
+    return `${protocol}//${host}${pathname.length > 1 || search ? "/…" : ""}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/**
+ * Asks an endpoint for `eth_chainId` with a raw JSON-RPC call. A raw call (not an ethers
+ * provider) so that nothing retries, caches or guesses the network behind our back, and the
+ * time-out is ours.
+ */
+export async function fetchChainId(rpcUrl: string, timeoutMs = 5000): Promise<bigint> {
+  const where = describeRpcUrl(rpcUrl);
+  let response: Response;
+  try {
+    response = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+      redirect: "error",
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (e) {
+    const error = toError(e);
+    const reason = error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (toError(error.cause ?? error).message || error.message);
+    throw new AppError("UNAVAILABLE", `RPC ${where} did not answer eth_chainId (${reason}): check the URL, or pass --no-verify to skip the check`, { cause: e });
+  }
+  const body: unknown = await response.json().catch(() => undefined);
+  const result = typeof body === "object" && body !== null ? (body as { result?: unknown }).result : undefined;
+  if (!response.ok || typeof result !== "string" || !/^0x[0-9a-f]+$/i.test(result)) {
+    throw new AppError("UNAVAILABLE", `RPC ${where} gave no valid eth_chainId answer (HTTP ${response.status}): is it an Ethereum JSON-RPC endpoint?`);
+  }
+  return BigInt(result);
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import express, { type Express } from "express";
+import { pinoHttp } from "pino-http";
+import type { Logger } from "@relay/core";
+import { createSignatureRepository, createWalletRepository, createApiKeyRepository, type Database } from "@relay/db";
+import type { Producer, Redis, ResultWaiter } from "@relay/queue";
+import { authenticate } from "./middleware/auth";
+import { errorHandler, notFound } from "./middleware/errors";
+import { rateLimitPerKey } from "./middleware/rate-limit";
+import { docsRoutes } from "./routes/docs.routes";
+import { healthRoutes } from "./routes/health.routes";
+import { personalSignRoutes } from "./routes/personal-sign.routes";
+import { createPersonalSignService } from "./services/personal-sign.service";
+import { buildOpenApiDocument } from "./openapi";
+
+export interface GatewayDeps {
+  db: Database;
+  redis: Redis;
+  producer: Producer;
+  signResults: ResultWaiter;
+  logger: Logger;
+  settings: {
+    bodyLimitBytes: number;
+    signTimeoutMs: number;
+    rateLimitPerMinute: number;
+    authCacheTtlMs: number;
+    queuePrefix: string;
+    trustProxy: string;
+  };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The HTTP gateway: authenticate, validate, record, enqueue, answer. No keys, no chains. */
+export function createApp(deps: GatewayDeps): Express {
+  const { db, settings } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", settings.trustProxy);
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (req, res) => {
+        const given = req.headers["x-request-id"];
+        const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader("x-request-id", id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(express.json({ limit: settings.bodyLimitBytes, type: ["application/json", "application/*+json"], strict: false }));
+
+  app.use(
+    healthRoutes({
+      checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() },
+    }),
+  );
+  app.use(docsRoutes(buildOpenApiDocument()));
+
+  const signatures = createSignatureRepository(db);
+  app.use(
+    ["/wallet", "/transact", "/webhook"],
+    authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
+    rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute }),
+  );
+  app.use(
+    personalSignRoutes({
+      signatures,
+      personalSign: createPersonalSignService({
+        wallets: createWalletRepository(db),
+        signatures,
+        producer: deps.producer,
+        results: deps.signResults,
+        timeoutMs: settings.signTimeoutMs,
+        logger: deps.logger,
+      }),
+    }),
+  );
+
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { getAddress, isAddress } from "ethers";
+
+/** Pieces of request and response schemas shared by several routes. */
+
+export const errorBody = z
+  .object({ message: z.string().meta({ description: "What went wrong and what to do about it" }) })
+  .meta({ id: "Error" });
+
+export const projectIdParam = z.object({
+  projectId: z.uuid({ error: "projectId in the path must be a UUID" }).meta({ description: "Project id (UUID)" }),
+});
+
+/** An EVM address in any case; mixed case must carry a valid EIP-55 checksum. Output: checksummed. */
+export const evmAddress = (field: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .superRefine((value, ctx) => {
+      if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
+        ctx.addIssue({ code: "custom", message: `${field} must be a 0x-prefixed 20-byte hex address` });
+      } else if (!isAddress(value)) {
+        ctx.addIssue({ code: "custom", message: `${field} has an invalid EIP-55 checksum (send it all lower-case to skip the check)` });
+      }
+    })
+    .transform((value) => getAddress(value))
+    .meta({ description: "EVM address, 0x-prefixed", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+
+/** "field: problem; field: problem" — one line a user can act on. */
+export function describeIssues(error: z.ZodError, input: unknown): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.join(".");
+    if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in ${path}` : ""}`;
+    if (issue.code === "invalid_type" && valueAt(input, issue.path) === undefined) return `${path || "body"} is required`;
+    return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+  });
+  const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : "";
+  return parts.join("; ") + more;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}

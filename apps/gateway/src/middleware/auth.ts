@@ -1,0 +1,81 @@
+import type { RequestHandler } from "express";
+import { AppError, parseApiKey, secretMatches } from "@relay/core";
+import type { ApiKeyRepository } from "@relay/db";
+
+export interface Principal {
+  keyId: string;
+  projectId: string;
+}
+
+export interface AuthDeps {
+  apiKeys: Pick<ApiKeyRepository, "findById">;
+  /** How long a key lookup is reused; a revocation takes effect within this time. 0 = never cache. */
+  cacheTtlMs: number;
+  now?: () => number;
+}
+
+interface CachedKey {
+  projectId: string;
+  secretHash: Uint8Array;
+  revoked: boolean;
+  expiresAt: number;
+}
+
+const MAX_CACHED = 10_000;
+
+/**
+ * `Authorization: Bearer <key>` → the key's project in `res.locals.principal`. Missing, malformed,
+ * unknown and revoked keys are all 401 with the same message, so a caller learns nothing about
+ * which keys exist.
+ */
+export function authenticate(deps: AuthDeps): RequestHandler {
+  const now = deps.now ?? Date.now;
+  const cache = new Map<string, CachedKey | null>();
+  const expiry = new Map<string, number>();
+
+  const lookup = async (id: string): Promise<CachedKey | null> => {
+    if (deps.cacheTtlMs > 0 && (expiry.get(id) ?? 0) > now()) return cache.get(id) ?? null;
+    const row = await deps.apiKeys.findById(id);
+    const entry = row
+      ? { projectId: row.projectId, secretHash: row.secretHash, revoked: row.revokedAt !== null, expiresAt: 0 }
+      : null;
+    if (deps.cacheTtlMs > 0) {
+      if (cache.size >= MAX_CACHED) {
+        const oldest = cache.keys().next().value as string;
+        cache.delete(oldest);
+        expiry.delete(oldest);
+      }
+      cache.set(id, entry);
+      expiry.set(id, now() + deps.cacheTtlMs);
+    }
+    return entry;
+  };
+
+  return async (req, res, next) => {
+    const header = req.headers.authorization;
+    if (!header) {
+      throw new AppError("UNAUTHORIZED", "Missing Authorization header; send `Authorization: Bearer <API key>`");
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const parsed = match ? parseApiKey(match[1] as string) : null;
+    const key = parsed ? await lookup(parsed.id) : null;
+    if (!parsed || !key || key.revoked || !secretMatches(parsed.secret, key.secretHash)) {
+      throw new AppError("UNAUTHORIZED", "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key");
+    }
+    res.locals.principal = { keyId: parsed.id, projectId: key.projectId } satisfies Principal;
+    next();
+  };
+}
+
+export function principalOf(locals: Record<string, unknown>): Principal {
+  const principal = locals.principal as Principal | undefined;
+  if (!principal) throw new AppError("INTERNAL", "Route is missing the authenticate middleware");
+  return principal;
+}
+
+/** 403 unless the key belongs to the project the request names. */
+export function assertProjectAccess(principal: Principal, projectId: string): void {
+  if (principal.projectId !== projectId) {
+    throw new AppError("FORBIDDEN", `This API key does not belong to project ${projectId}`);
+  }
+}

@@ -1,0 +1,38 @@
+import type { RequestHandler } from "express";
+import { rateLimit } from "express-rate-limit";
+import { RedisStore, type RedisReply } from "rate-limit-redis";
+import type { Redis } from "ioredis";
+import type { Principal } from "./auth";
+
+export interface RateLimitDeps {
+  redis: Redis;
+  /** Key prefix in Redis, shared by all gateway replicas so the limit holds across them. */
+  prefix: string;
+  perMinute: number;
+}
+
+/**
+ * Per-API-key rate limit (runs after authentication), counted in Redis so that N gateways share
+ * one budget. 429 with Retry-After and RateLimit headers. If Redis cannot be asked, the request
+ * passes: the limiter must not turn a Redis blip into refused requests on its own.
+ */
+export function rateLimitPerKey(deps: RateLimitDeps): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: deps.perMinute,
+    standardHeaders: "draft-8",
+    legacyHeaders: false,
+    passOnStoreError: true,
+    keyGenerator: (_req, res) => (res.locals.principal as Principal).keyId,
+    store: new RedisStore({
+      prefix: `${deps.prefix}:ratelimit:`,
+      sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as Promise<RedisReply>,
+    }),
+    handler: (_req, res, _next, options) => {
+      const retryAfter = res.getHeader("Retry-After");
+      res.status(options.statusCode).json({
+        message: `Rate limit of ${deps.perMinute} requests per minute for this API key exceeded; retry after ${retryAfter ?? 60} s`,
+      });
+    },
+  });
+}

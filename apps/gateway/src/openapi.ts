@@ -1,0 +1,76 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { errorBody, projectIdParam } from "./http-schemas";
+import {
+  personalSignRequest,
+  personalSignResponse,
+  signatureIdParams,
+  signatureRecordResponse,
+} from "./routes/personal-sign.schema";
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+
+/** The OpenAPI document, generated from the same zod schemas the routes validate with. */
+export function buildOpenApiDocument(): object {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "API key created with the admin CLI (`relay keys create`)",
+  });
+  const secured = [{ [bearer.name]: [] }];
+  const common = {
+    401: json(errorBody, "Missing, unknown or revoked API key"),
+    403: json(errorBody, "The API key belongs to another project"),
+    413: json(errorBody, "Request body too large"),
+    429: json(errorBody, "Rate limit of this API key exceeded; see Retry-After"),
+  };
+
+  registry.registerPath({
+    method: "post",
+    path: "/wallet/project/{projectId}/personalSign",
+    summary: "Sign a message (EIP-191 personal_sign) with a project wallet",
+    security: secured,
+    request: { params: projectIdParam, body: { content: { "application/json": { schema: personalSignRequest } } } },
+    responses: {
+      200: json(personalSignResponse, "Signed; `ethers.verifyMessage(message, signature)` returns signerAddress"),
+      400: json(errorBody, "Signature Error: invalid body, or signerAddress is not a wallet of the project, or signatureId reused"),
+      500: json(errorBody, "Signing could not complete in time; nothing was stored"),
+      ...common,
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/wallet/project/{projectId}/signatures/{signatureId}",
+    summary: "Read a stored signature",
+    security: secured,
+    request: { params: signatureIdParams },
+    responses: { 200: json(signatureRecordResponse, "The stored signature"), 404: json(errorBody, "No such signature in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/health",
+    summary: "Liveness: the process answers",
+    responses: { 200: json(z.object({ status: z.literal("ok") }), "Up") },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/ready",
+    summary: "Readiness: Postgres and Redis answer",
+    responses: {
+      200: json(z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }), "Ready"),
+      503: json(z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }), "A dependency is down"),
+    },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Relay API",
+      version: "1.0.0",
+      description: "Send contract calls, sign messages with project wallets, and receive signed events.",
+    },
+  });
+}

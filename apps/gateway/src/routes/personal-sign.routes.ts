@@ -1,0 +1,46 @@
+import { Router } from "express";
+import { AppError } from "@relay/core";
+import type { SignatureRepository } from "@relay/db";
+import { assertProjectAccess, principalOf } from "../middleware/auth";
+import { parseOr, requireJsonObject } from "../middleware/validate";
+import { projectIdParam } from "../http-schemas";
+import { decodeMessage, type PersonalSignService } from "../services/personal-sign.service";
+import { personalSignRequest, signatureIdParams } from "./personal-sign.schema";
+
+export interface PersonalSignRoutesDeps {
+  personalSign: PersonalSignService;
+  signatures: Pick<SignatureRepository, "findById">;
+}
+
+/** POST personalSign (the contract's endpoint 2) and a project-scoped read of a stored signature. */
+export function personalSignRoutes(deps: PersonalSignRoutesDeps): Router {
+  const router = Router();
+
+  router.post("/wallet/project/:projectId/personalSign", async (req, res) => {
+    const { projectId } = parseOr(projectIdParam, req.params, "SIGNATURE_ERROR");
+    assertProjectAccess(principalOf(res.locals), projectId);
+    const body = parseOr(personalSignRequest, requireJsonObject(req.body, "SIGNATURE_ERROR"), "SIGNATURE_ERROR");
+    res.json(await deps.personalSign.sign(projectId, body));
+  });
+
+  router.get("/wallet/project/:projectId/signatures/:signatureId", async (req, res) => {
+    const { projectId, signatureId } = parseOr(signatureIdParams, req.params);
+    assertProjectAccess(principalOf(res.locals), projectId);
+    const record = await deps.signatures.findById(signatureId);
+    if (!record || record.projectId !== projectId) {
+      throw new AppError("NOT_FOUND", `No signature ${signatureId} in project ${projectId}`);
+    }
+    res.json({
+      signatureId: record.id,
+      projectId: record.projectId,
+      signerAddress: record.signerAddress,
+      message: decodeMessage(record.message),
+      status: record.status,
+      signature: record.signature,
+      createdAt: record.createdAt.toISOString(),
+      signedAt: record.signedAt?.toISOString() ?? null,
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,112 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { AppError, isAppError, type Logger } from "@relay/core";
+import type { SignatureRepository, WalletRepository } from "@relay/db";
+import type { Job, Producer, ResultWaiter } from "@relay/queue";
+import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
+
+export interface PersonalSignDeps {
+  wallets: Pick<WalletRepository, "findByAddress">;
+  signatures: Pick<SignatureRepository, "insertPending" | "findById" | "deletePending">;
+  producer: Pick<Producer, "enqueue" | "discard">;
+  results: Pick<ResultWaiter, "wait">;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+interface WalletRef {
+  id: string;
+  projectId: string;
+}
+
+const MAX_CACHED_WALLETS = 50_000;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
+
+/**
+ * personal_sign: store the request, hand its id to the signing worker, wait for the signature.
+ * The gateway never sees a key. If the worker does not answer in time the request is removed
+ * again, so a 500 leaves nothing behind; a client may retry with the same signatureId.
+ */
+export function createPersonalSignService(deps: PersonalSignDeps) {
+  // Wallets never move between projects, so address → wallet is safe to remember.
+  const walletCache = new Map<string, WalletRef>();
+
+  const walletOf = async (projectId: string, address: string): Promise<WalletRef> => {
+    let wallet = walletCache.get(address);
+    if (!wallet) {
+      const row = await deps.wallets.findByAddress(address);
+      if (row) {
+        wallet = { id: row.id, projectId: row.projectId };
+        if (walletCache.size >= MAX_CACHED_WALLETS) walletCache.clear();
+        walletCache.set(address, wallet);
+      }
+    }
+    if (!wallet || wallet.projectId !== projectId) {
+      throw new AppError("SIGNATURE_ERROR", `signerAddress ${address} is not a wallet of project ${projectId}; create or import it first`);
+    }
+    return wallet;
+  };
+
+  const respond = (signatureId: string, request: PersonalSignRequest, signature: string): PersonalSignResponse => ({
+    message: request.message,
+    signature,
+    signerAddress: request.signerAddress,
+    signatureId,
+  });
+
+  const waitForSignature = async (signatureId: string, request: PersonalSignRequest): Promise<PersonalSignResponse> => {
+    let failure: unknown;
+    let job: Job | undefined;
+    try {
+      job = await deps.producer.enqueue("personalSign", { v: 1, signatureId, attempt: randomBytes(6).toString("hex") });
+      const result = (await deps.results.wait(job, deps.timeoutMs)) as { outcome: string; signature?: string };
+      if (result.outcome === "signed" && result.signature) return respond(signatureId, request, result.signature);
+      failure = new AppError("INTERNAL", "signing worker reported the request gone");
+    } catch (e) {
+      failure = e;
+    }
+    // Give up cleanly: drop the job if no worker has it, remove the request unless the worker
+    // signed it after all.
+    if (job) await deps.producer.discard(job);
+    const removed = await deps.signatures.deletePending(signatureId);
+    if (!removed) {
+      const record = await deps.signatures.findById(signatureId);
+      if (record?.status === "SIGNED" && record.signature) return respond(signatureId, request, record.signature);
+    }
+    deps.logger.warn({ err: failure, signatureId }, "personal sign not completed");
+    const timedOut = isAppError(failure) && failure.code === "TIMEOUT";
+    throw new AppError(
+      "INTERNAL",
+      timedOut
+        ? `Signing did not complete within ${deps.timeoutMs} ms; nothing was stored. Retry with the same signatureId.`
+        : "Signing could not be completed; nothing was stored. Retry with the same signatureId.",
+      { cause: failure },
+    );
+  };
+
+  return {
+    sign: async (projectId: string, request: PersonalSignRequest): Promise<PersonalSignResponse> => {
+      const wallet = await walletOf(projectId, request.signerAddress);
+      const signatureId = request.signatureId ?? randomUUID();
+      const message = encoder.encode(request.message);
+
+      const inserted = await deps.signatures.insertPending({ id: signatureId, projectId, walletId: wallet.id, message });
+      if (!inserted) {
+        const existing = await deps.signatures.findById(signatureId);
+        if (!existing || existing.projectId !== projectId || existing.walletId !== wallet.id || !sameBytes(existing.message, message)) {
+          throw new AppError(
+            "SIGNATURE_ERROR",
+            `signatureId ${signatureId} was already used for another signer or message; omit it or send a new UUID`,
+          );
+        }
+        if (existing.status === "SIGNED" && existing.signature) return respond(signatureId, request, existing.signature);
+      }
+      return waitForSignature(signatureId, request);
+    },
+  };
+}
+
+export type PersonalSignService = ReturnType<typeof createPersonalSignService>;
+
+export const decodeMessage = (bytes: Uint8Array): string => decoder.decode(bytes);

@@ -1,0 +1,113 @@
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { Writable } from "node:stream";
+import type { Worker } from "bullmq";
+import { createLogger, type Logger } from "@relay/core";
+import { createDatabase, type Database } from "@relay/db";
+import { createLocalSigner, type Kek } from "@relay/custody";
+import { createProducer, createRedis, createResultWaiter, type Redis } from "@relay/queue";
+import { createSigningWorker } from "@relay/signing-worker";
+import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
+import { createApp, type GatewayDeps } from "../src/app";
+
+/** Captures every log line of the system under test, so tests can scan them for secrets. */
+export function captureLogs(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: createLogger({ name: "test", level: "info", destination }), lines };
+}
+
+export interface Harness {
+  baseUrl: string;
+  db: Database;
+  kek: Kek;
+  redis: Redis;
+  prefix: string;
+  logs: string[];
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The gateway on a free port and the real signing worker in-process, on the run's database. */
+export async function startHarness(label: string, settings: Partial<GatewayDeps["settings"]> = {}): Promise<Harness> {
+  const db = createDatabase({ url: testDatabaseUrl() });
+  const kek = testKek();
+  const prefix = testQueuePrefix(label);
+  const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
+  const workerRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
+  const { logger, lines } = captureLogs();
+  const producer = createProducer({ connection: redis, prefix });
+  const signResults = createResultWaiter("personalSign", { connection: redis, prefix });
+  await signResults.events.waitUntilReady();
+
+  const app = createApp({
+    db,
+    redis,
+    producer,
+    signResults,
+    logger,
+    settings: {
+      bodyLimitBytes: 64 * 1024,
+      signTimeoutMs: 5000,
+      rateLimitPerMinute: 100_000,
+      authCacheTtlMs: 0,
+      queuePrefix: prefix,
+      trustProxy: "loopback",
+      ...settings,
+    },
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+
+  let worker: Worker | undefined;
+  const harness: Harness = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    db,
+    kek,
+    redis,
+    prefix,
+    logs: lines,
+    startWorker: async () => {
+      worker = createSigningWorker({ db, redis: workerRedis, signer: createLocalSigner(kek), logger, queuePrefix: prefix, concurrency: 16 });
+      await worker.waitUntilReady();
+    },
+    stopWorker: async () => {
+      await worker?.close();
+      worker = undefined;
+    },
+    close: async () => {
+      await worker?.close();
+      await new Promise((r) => server.close(r));
+      await signResults.close();
+      await producer.close();
+      await deleteRedisKeys(redis, prefix);
+      await Promise.allSettled([redis.quit(), workerRedis.quit(), db.$disconnect()]);
+    },
+  };
+  await harness.startWorker();
+  return harness;
+}
+
+export async function post(baseUrl: string, path: string, body: unknown, apiKey?: string, raw = false) {
+  const res = await fetch(baseUrl + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+    body: raw ? (body as string) : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, body: json as Record<string, unknown>, text, headers: res.headers };
+}

@@ -1,0 +1,44 @@
+import { loadSigningWorkerConfig } from "@relay/config";
+import { createLogger, toError } from "@relay/core";
+import { createDatabase } from "@relay/db";
+import { createLocalSigner } from "@relay/custody";
+import { createRedis } from "@relay/queue";
+import { createSigningWorker } from "./worker";
+
+async function main() {
+  const config = loadSigningWorkerConfig();
+  const logger = createLogger({ name: "signing-worker", level: config.logLevel });
+  const db = createDatabase({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  const redis = createRedis(config.redisUrl, "worker");
+  const worker = createSigningWorker({
+    db,
+    redis,
+    signer: createLocalSigner(config.kek),
+    logger,
+    queuePrefix: config.queuePrefix,
+    concurrency: config.concurrency,
+  });
+  await worker.waitUntilReady();
+  logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "signing worker started");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping: finishing in-flight jobs");
+    // close() waits for active jobs; anything not started stays in Redis for another replica.
+    await worker.close();
+    await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("unhandledRejection", (reason) => logger.error({ err: toError(reason) }, "unhandled rejection"));
+}
+
+main().catch((e: unknown) => {
+  // Start-up failures (bad configuration, unreachable services) end the process with one clear line.
+  process.stderr.write(`signing-worker failed to start: ${toError(e).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { resolve } from "node:path";
+
+const root = resolve(__dirname, "../..");
+
+/** Starts an app the way production does: its own Node process, configured by environment. */
+export function startApp(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(root, entry)], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  process.on("exit", () => child.kill("SIGKILL"));
+  return child;
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+export const stopApp = (child: ChildProcess) =>
+  new Promise<void>((done) => {
+    if (child.exitCode !== null) return done();
+    child.once("exit", () => done());
+    child.kill("SIGTERM");
+  });

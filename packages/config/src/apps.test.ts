@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig } from "./index";
+
+describe("configuration", () => {
+  it("has defaults that make the quick start work", () => {
+    const config = loadGatewayConfig({});
+    expect(config).toMatchObject({ port: 3000, databaseUrl: "postgresql://postgres@127.0.0.1:5432/relay", queuePrefix: "relay" });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it("names the bad variable", () => {
+    expect(() => loadGatewayConfig({ PORT: "eighty" })).toThrow(/PORT \("eighty"\)/);
+    expect(() => loadGatewayConfig({ REDIS_URL: "http://x" })).toThrow(/REDIS_URL \(set\): must be a redis:\/\//);
+  });
+
+  it("refuses to start a signing worker without a valid key-encryption key, without printing it", () => {
+    expect(() => loadSigningWorkerConfig({})).toThrow(ConfigError);
+    expect(() => loadSigningWorkerConfig({})).toThrow(/KEY_ENCRYPTION_KEY \(unset\)/);
+    const short = randomBytes(16).toString("base64");
+    try {
+      loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY: short });
+      throw new Error("expected a rejection");
+    } catch (e) {
+      expect((e as Error).message).toMatch(/KEY_ENCRYPTION_KEY \(set\): must be 32 random bytes/);
+      expect((e as Error).message).not.toContain(short);
+    }
+  });
+
+  it("loads the active key and previous keys for rotation", () => {
+    const active = randomBytes(32).toString("base64");
+    const old = randomBytes(32).toString("base64");
+    const config = loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY: active, KEY_ENCRYPTION_KEY_ID: "k2", KEY_ENCRYPTION_KEYS_PREVIOUS: `k1:${old}` });
+    expect(config.kek.activeKeyId).toBe("k2");
+    expect(config.kek.keys.get("k1")?.toString("base64")).toBe(old);
+    expect(() => loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY: active, KEY_ENCRYPTION_KEYS_PREVIOUS: "k1" })).toThrow(/id:base64key/);
+  });
+});

@@ -1,0 +1,40 @@
+import { randomBytes } from "node:crypto";
+import { Wallet, verifyMessage } from "ethers";
+import { generateWalletKey, importWalletKey, openWalletKey } from "./wallet-keys";
+import { createLocalSigner } from "./signer";
+import type { Kek } from "./envelope";
+
+const kek: Kek = { activeKeyId: "k1", keys: new Map([["k1", randomBytes(32)]]) };
+
+describe("wallet keys", () => {
+  it("seals a generated key for one wallet record and opens it only there", () => {
+    const key = generateWalletKey(kek);
+    const sealed = key.sealFor("w1");
+    expect(openWalletKey(kek, { id: "w1", address: key.address, encryptedKey: sealed }).address).toBe(key.address);
+    expect(() => openWalletKey(kek, { id: "w2", address: key.address, encryptedKey: sealed })).toThrow(/failed authentication/);
+  });
+
+  it("imports a private key with or without 0x, and rejects bad ones without echoing them", () => {
+    const wallet = Wallet.createRandom();
+    expect(importWalletKey(kek, wallet.privateKey).address).toBe(wallet.address);
+    expect(importWalletKey(kek, wallet.privateKey.slice(2)).address).toBe(wallet.address);
+    const bad = "0x" + "zz".repeat(32);
+    expect(() => importWalletKey(kek, bad)).toThrow(/32 bytes as hex/);
+    try {
+      importWalletKey(kek, "0x" + "00".repeat(32));
+      throw new Error("expected a rejection");
+    } catch (e) {
+      expect((e as Error).message).toMatch(/not a valid secp256k1 key/);
+      expect((e as Error).message).not.toContain("00".repeat(32));
+    }
+  });
+
+  it("signs EIP-191 messages that verify to the wallet's address", async () => {
+    const key = generateWalletKey(kek);
+    const signer = createLocalSigner(kek);
+    const ref = { id: "w", address: key.address, encryptedKey: key.sealFor("w") };
+    const message = "héllo 0xdead";
+    const signature = await signer.signMessage(ref, new TextEncoder().encode(message));
+    expect(verifyMessage(message, signature)).toBe(key.address);
+  });
+});

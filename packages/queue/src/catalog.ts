@@ -1,0 +1,35 @@
+import { z } from "zod";
+import type { JobsOptions } from "bullmq";
+
+/**
+ * The one catalog of jobs: each entry names its queue, the zod schema of its payload (ids only,
+ * versioned, never a secret), its retry policy and how its job id is built from domain ids so
+ * that enqueueing the same work twice yields one job.
+ */
+export const jobCatalog = {
+  personalSign: {
+    queue: "personal-sign",
+    // `attempt` is new per gateway request: a retried request after a time-out must get a fresh
+    // job, not the finished one of the attempt that was given up.
+    payload: z.object({ v: z.literal(1), signatureId: z.uuid(), attempt: z.string().regex(/^[0-9a-f]{8,32}$/) }),
+    jobId: (p: { signatureId: string; attempt: string }) => `${p.signatureId}-${p.attempt}`,
+    options: {
+      // The gateway waits only a few seconds; quick retries fit inside that wait.
+      attempts: 3,
+      backoff: { type: "exponential", delay: 50 },
+      // Kept briefly so a waiting gateway that attaches late still finds the result.
+      removeOnComplete: { age: 300, count: 50_000 },
+      removeOnFail: { age: 24 * 3600 },
+    },
+  },
+} as const satisfies Record<string, JobDefinition>;
+
+interface JobDefinition {
+  queue: string;
+  payload: z.ZodType;
+  jobId: (payload: never) => string;
+  options: JobsOptions;
+}
+
+export type JobName = keyof typeof jobCatalog;
+export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]["payload"]>;

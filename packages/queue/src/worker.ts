@@ -1,0 +1,45 @@
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { isAppError, toError, type Logger } from "@relay/core";
+import { jobCatalog, type JobName, type JobPayload } from "./catalog";
+
+export interface WorkerSettings {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  logger: Logger;
+}
+
+export type Processor<N extends JobName> = (payload: JobPayload<N>, context: { job: Job; logger: Logger }) => Promise<unknown>;
+
+/**
+ * A BullMQ worker for one catalog queue. The payload is parsed with the catalog schema (a payload
+ * that does not parse can never succeed, so it fails without retry), each job gets a child logger,
+ * and an AppError with `retryable: false` becomes BullMQ's UnrecoverableError.
+ */
+export function createTypedWorker<N extends JobName>(name: N, processor: Processor<N>, settings: WorkerSettings): Worker {
+  const def = jobCatalog[name];
+  return new Worker(
+    def.queue,
+    async (job: Job) => {
+      const logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt: job.attemptsMade + 1 });
+      const parsed = def.payload.safeParse(job.data);
+      if (!parsed.success) {
+        logger.error({ issues: parsed.error.issues }, "job payload does not match the catalog schema");
+        throw new UnrecoverableError("Job payload does not match its schema");
+      }
+      const started = Date.now();
+      try {
+        const result = await processor(parsed.data as JobPayload<N>, { job, logger });
+        logger.info({ ms: Date.now() - started }, "job completed");
+        return result;
+      } catch (e) {
+        const error = toError(e);
+        const retryable = isAppError(error) ? error.retryable : true;
+        logger.warn({ err: error, retryable, ms: Date.now() - started }, "job failed");
+        throw retryable ? error : new UnrecoverableError(error.message);
+      }
+    },
+    { connection: settings.connection, prefix: settings.prefix, concurrency: settings.concurrency },
+  );
+}

@@ -1,0 +1,56 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const root = path.resolve(__dirname, "..");
+const script = path.join(root, "scripts", "check-compose.sh");
+const composeFile = path.join(root, "docker-compose.yml");
+
+function checkCompose(...args: string[]) {
+  const run = spawnSync("bash", [script, ...args], { encoding: "utf8", timeout: 240_000 });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe("scripts/check-compose.sh", () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "check-compose-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // The first run may install docker-compose from apt.
+  it("accepts the repository's docker-compose.yml", () => {
+    const run = checkCompose();
+    expect(run.output).toContain("is valid");
+    expect(run.status).toBe(0);
+  }, 300_000);
+
+  it("rejects a copy with a port of the wrong type, naming the field", () => {
+    const broken = readFileSync(composeFile, "utf8").replace(/ports:\n(\s+)- .*\n/, 'ports: "abc"\n');
+    expect(broken).toContain('ports: "abc"');
+    const file = path.join(dir, "docker-compose.yml");
+    writeFileSync(file, broken);
+
+    const run = checkCompose(file);
+    expect(run.status).not.toBe(0);
+    expect(run.output).toContain("INVALID");
+    expect(run.output).toMatch(/ports contains an invalid type/);
+  });
+
+  it("fails on a path that does not exist", () => {
+    const run = checkCompose(path.join(dir, "missing.yml"));
+    expect(run.status).not.toBe(0);
+    expect(run.output).toContain("no such file");
+  });
+
+  // The signing worker must not start without a key-encryption key: compose itself refuses.
+  it("makes docker-compose refuse the real file without KEY_ENCRYPTION_KEY", () => {
+    const env = { ...process.env };
+    delete env.KEY_ENCRYPTION_KEY;
+    const run = spawnSync("docker-compose", ["-f", composeFile, "config", "-q"], { encoding: "utf8", env });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("set KEY_ENCRYPTION_KEY");
+  });
+});

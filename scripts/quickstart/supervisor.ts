@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export interface AppSpec {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs the apps as child processes with their JSON logs in files, restarts one that dies (with
+ * a growing pause), and stops all of them on shutdown. A development convenience; production
+ * runs each app under its own supervisor (docker-compose, systemd, Kubernetes).
+ */
+export function supervise(apps: AppSpec[], logDir: string, say: (line: string) => void) {
+  mkdirSync(logDir, { recursive: true });
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+
+  const start = (app: AppSpec, restarts: number) => {
+    const log = createWriteStream(join(logDir, `${app.name}.log`), { flags: "a" });
+    const child = spawn(process.execPath, ["--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout?.pipe(log);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      log.write(chunk);
+      say(`[${app.name}] ${chunk.toString().trimEnd()}`);
+    });
+    children.set(app.name, child);
+    child.on("exit", (code, signal) => {
+      children.delete(app.name);
+      if (stopping) return;
+      const pause = Math.min(30_000, 1000 * 2 ** restarts);
+      say(`[${app.name}] exited (${signal ?? code}); restarting in ${pause / 1000} s (log: ${join(logDir, `${app.name}.log`)})`);
+      setTimeout(() => start(app, restarts + 1), pause).unref();
+    });
+  };
+
+  for (const app of apps) start(app, 0);
+
+  return {
+    stop: async () => {
+      stopping = true;
+      await Promise.all(
+        [...children.values()].map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+              child.once("exit", () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              child.kill("SIGTERM");
+            }),
+        ),
+      );
+    },
+  };
+}

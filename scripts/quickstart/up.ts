@@ -1,0 +1,114 @@
+/**
+ * `npm start`: the whole system on one machine, in the foreground.
+ *   1. a key-encryption key for development (.dev/kek, git-ignored) unless KEY_ENCRYPTION_KEY is set
+ *   2. a local anvil chain (embedded default; RPC_URL points at another chain instead)
+ *   3. the database created if missing and migrations applied
+ *   4. the demo project, its funded wallet and a fresh API key
+ *   5. the gateway and every worker, restarted if they die; Ctrl-C stops everything
+ */
+import { join, resolve } from "node:path";
+import { JsonRpcProvider } from "ethers";
+import { loadGatewayConfig, loadSigningWorkerConfig } from "@relay/config";
+import { createLogger } from "@relay/core";
+import { createDatabase, ensureDatabase, migrate } from "@relay/db";
+import { startAnvil } from "@relay/testing";
+import { devKek } from "./dev-kek";
+import { seedDemo } from "./seed-demo";
+import { supervise } from "./supervisor";
+
+const root = resolve(__dirname, "../..");
+const devDir = join(root, ".dev");
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local: boolean; stop: () => Promise<void> }> {
+  const rpcUrl = process.env.RPC_URL;
+  if (rpcUrl) {
+    const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
+    const chainId = BigInt(await provider.send("eth_chainId", []));
+    provider.destroy();
+    return { rpcUrl, chainId, local: false, stop: async () => undefined };
+  }
+  const anvil = await startAnvil({
+    port: Number(process.env.ANVIL_PORT ?? 8545),
+    chainId: 31337,
+    extraArgs: ["--state", join(devDir, "anvil-state.json")],
+  });
+  return { rpcUrl: anvil.rpcUrl, chainId: BigInt(anvil.chainId), local: true, stop: anvil.stop };
+}
+
+async function waitForReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the gateway at ${url} did not become ready within ${timeoutMs / 1000} s; see .dev/logs/gateway.log`);
+}
+
+async function main() {
+  const config = loadGatewayConfig();
+  const kek = devKek(join(devDir, "kek"));
+  if (kek.generated) say("Generated a development key-encryption key into .dev/kek (git-ignored). In production set KEY_ENCRYPTION_KEY instead.");
+
+  const chain = await chainFromEnv();
+  say(chain.local ? `Started a local anvil chain ${chain.chainId} at ${chain.rpcUrl}` : `Using chain ${chain.chainId} at ${chain.rpcUrl}`);
+
+  await ensureDatabase(config.databaseUrl);
+  const { applied } = await migrate({ databaseUrl: config.databaseUrl, logger: createLogger({ name: "migrate", level: "warn" }) });
+  say(`Database ready (${applied.length} migration(s) applied now)`);
+
+  const db = createDatabase({ url: config.databaseUrl });
+  const workerEnv = { ...process.env, KEY_ENCRYPTION_KEY: kek.key };
+  const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain);
+  await db.$disconnect();
+
+  const gatewayEnv = { ...process.env };
+  delete gatewayEnv.KEY_ENCRYPTION_KEY; // the gateway never holds the key-encryption key
+  const apps = supervise(
+    [
+      { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
+      { name: "signing-worker", entry: "apps/signing-worker/src/main.ts", env: workerEnv },
+    ],
+    join(devDir, "logs"),
+    say,
+  );
+
+  const baseUrl = `http://${config.host}:${config.port}`;
+  const shutdown = async () => {
+    say("Stopping…");
+    await apps.stop();
+    await chain.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown());
+  process.on("SIGTERM", () => void shutdown());
+
+  await waitForReady(baseUrl, 60_000);
+  say(
+    [
+      "",
+      "Relay is running.",
+      `  API:            ${baseUrl}   (reference: ${baseUrl}/docs)`,
+      `  Project id:     ${demo.projectId}`,
+      `  Wallet:         ${demo.walletAddress} (${demo.balanceEth} ETH on chain ${demo.chainId})`,
+      `  API key:        ${demo.apiKey}`,
+      "  Logs:           .dev/logs/",
+      "",
+      "Try:",
+      `  curl -s -X POST ${baseUrl}/wallet/project/${demo.projectId}/personalSign \\`,
+      `    -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
+      `    -d '{"signerAddress":"${demo.walletAddress}","message":"hello"}'`,
+      "",
+      "Ctrl-C stops everything.",
+    ].join("\n"),
+  );
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`start failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

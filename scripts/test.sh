@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs from the lockfile and runs every test: type check, unit tests, and integration tests
+# against the real Postgres, Redis and anvil (a fresh database and Redis prefix per run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/pnpm.sh
+"${PNPM[@]}" install --frozen-lockfile --reporter=silent
+bash scripts/generate.sh
+echo "== type check"
+"${PNPM[@]}" exec tsc -p tsconfig.json
+echo "== tests"
+"${PNPM[@]}" exec jest --ci "$@"
