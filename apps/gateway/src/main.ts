@@ -1,7 +1,7 @@
 import { loadGatewayConfig } from "@relay/config";
 import { createLogger, toError } from "@relay/core";
 import { createDatabase } from "@relay/db";
-import { createProducer, createRedis, createResultWaiter } from "@relay/queue";
+import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
 
 async function main() {
@@ -9,8 +9,11 @@ async function main() {
   const logger = createLogger({ name: "gateway", level: config.logLevel });
   const db = createDatabase({ url: config.databaseUrl, poolSize: 20, connectTimeoutMs: 3000 });
   const redis = createRedis(config.redisUrl, "producer");
+  redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+  await redisReady(redis);
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
+  await signResults.ready();
 
   const app = createApp({ db, redis, producer, signResults, logger, settings: config });
   const server = app.listen(config.port, config.host, () => {

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { Writable } from "node:stream";
 import type { Worker } from "bullmq";
 import { createLogger, type Logger } from "@relay/core";
-import { createDatabase, type Database } from "@relay/db";
+import { createDatabase, createWalletRepository, type Database } from "@relay/db";
 import { createLocalSigner, type Kek } from "@relay/custody";
 import { createProducer, createRedis, createResultWaiter, type Redis } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
@@ -44,7 +44,7 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
   const { logger, lines } = captureLogs();
   const producer = createProducer({ connection: redis, prefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix });
-  await signResults.events.waitUntilReady();
+  await signResults.ready();
 
   const app = createApp({
     db,
@@ -76,7 +76,7 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
     prefix,
     logs: lines,
     startWorker: async () => {
-      worker = createSigningWorker({ db, redis: workerRedis, signer: createLocalSigner(kek), logger, queuePrefix: prefix, concurrency: 16 });
+      worker = createSigningWorker({ db, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16 });
       await worker.waitUntilReady();
     },
     stopWorker: async () => {

@@ -1,6 +1,6 @@
 import { loadSigningWorkerConfig } from "@relay/config";
 import { createLogger, toError } from "@relay/core";
-import { createDatabase } from "@relay/db";
+import { createDatabase, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
 import { createRedis } from "@relay/queue";
 import { createSigningWorker } from "./worker";
@@ -10,10 +10,11 @@ async function main() {
   const logger = createLogger({ name: "signing-worker", level: config.logLevel });
   const db = createDatabase({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
   const redis = createRedis(config.redisUrl, "worker");
+  redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   const worker = createSigningWorker({
     db,
     redis,
-    signer: createLocalSigner(config.kek),
+    signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,

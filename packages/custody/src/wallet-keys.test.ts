@@ -31,10 +31,14 @@ describe("wallet keys", () => {
 
   it("signs EIP-191 messages that verify to the wallet's address", async () => {
     const key = generateWalletKey(kek);
-    const signer = createLocalSigner(kek);
     const ref = { id: "w", address: key.address, encryptedKey: key.sealFor("w") };
+    const loads: string[] = [];
+    const signer = createLocalSigner(kek, { loadKey: async (id) => (loads.push(id), id === "w" ? ref : null) });
     const message = "héllo 0xdead";
-    const signature = await signer.signMessage(ref, new TextEncoder().encode(message));
+    const signature = await signer.signMessage("w", new TextEncoder().encode(message));
     expect(verifyMessage(message, signature)).toBe(key.address);
+    await signer.signMessage("w", new TextEncoder().encode("again"));
+    expect(loads).toEqual(["w"]); // opened once, then cached
+    await expect(signer.signMessage("missing", new Uint8Array())).rejects.toThrow(/does not exist/);
   });
 });

@@ -33,3 +33,7 @@ interface JobDefinition {
 
 export type JobName = keyof typeof jobCatalog;
 export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]["payload"]>;
+
+/** The job id the catalog derives from a payload (known before the job is added). */
+export const jobIdOf = <N extends JobName>(name: N, payload: JobPayload<N>): string =>
+  (jobCatalog[name].jobId as (p: JobPayload<N>) => string)(payload);

@@ -14,3 +14,23 @@ export function createRedis(url: string, role: "worker" | "producer"): Redis {
       : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 5000 };
   return new Redis(url, { ...options, lazyConnect: false });
 }
+
+/** Resolves once the connection is ready (a producer refuses commands before that). */
+export async function redisReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+  if (redis.status === "ready") return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`Redis did not become ready within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      redis.off("ready", onReady);
+    };
+    redis.on("ready", onReady);
+  });
+}

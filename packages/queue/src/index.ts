@@ -1,6 +1,6 @@
-export { jobCatalog } from "./catalog";
+export { jobCatalog, jobIdOf } from "./catalog";
 export type { JobName, JobPayload } from "./catalog";
-export { createRedis } from "./connection";
+export { createRedis, redisReady } from "./connection";
 export type { Redis } from "./connection";
 export { createProducer, createResultWaiter } from "./producer";
 export type { Job } from "bullmq";

@@ -1,7 +1,7 @@
 import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { AppError } from "@relay/core";
-import { jobCatalog, type JobName, type JobPayload } from "./catalog";
+import { jobCatalog, jobIdOf, type JobName, type JobPayload } from "./catalog";
 
 export interface QueueSettings {
   connection: Redis;
@@ -28,7 +28,7 @@ export function createProducer(settings: QueueSettings) {
     enqueue: async <N extends JobName>(name: N, payload: JobPayload<N>): Promise<Job> => {
       const def = jobCatalog[name];
       const data = def.payload.parse(payload);
-      return queueFor(name).add(name, data, { ...def.options, jobId: def.jobId(data as never) });
+      return queueFor(name).add(name, data, { ...def.options, jobId: jobIdOf(name, data as JobPayload<N>) });
     },
     /** Removes a job that is not running (yet); a running one is left to finish. */
     discard: async (job: Job): Promise<void> => {
@@ -44,32 +44,54 @@ export function createProducer(settings: QueueSettings) {
 export type Producer = ReturnType<typeof createProducer>;
 
 /**
- * Waits for jobs of one queue to finish. One QueueEvents stream per process and queue; each
- * waiting request adds a listener for its own job id.
+ * Waits for jobs of one queue to finish: one QueueEvents stream per process and queue, one
+ * listener, and a map from job id to the request waiting for it. The caller registers its wait
+ * *before* enqueueing (the job id is known from the catalog), so a job that finishes at once
+ * cannot slip past, and no extra Redis round trip is needed to check for that.
  */
 export function createResultWaiter(name: JobName, settings: { connection: Redis; prefix: string }) {
   // QueueEvents blocks on its connection (XREAD), so it gets its own; we close it ourselves.
-  const connection = settings.connection.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true });
+  const connection = settings.connection.duplicate({
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    commandTimeout: undefined, // XREAD BLOCK waits longer than a request-path time-out
+  });
   const events = new QueueEvents(jobCatalog[name].queue, { connection, prefix: settings.prefix });
-  events.setMaxListeners(0);
+  const waiting = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+
+  events.on("completed", ({ jobId, returnvalue }) => waiting.get(jobId)?.resolve(returnvalue));
+  events.on("failed", ({ jobId, failedReason }) =>
+    waiting.get(jobId)?.reject(new AppError("INTERNAL", `Job ${jobId} failed: ${failedReason}`)),
+  );
 
   return {
     events,
+    ready: () => events.waitUntilReady(),
     /**
-     * The job's return value; AppError TIMEOUT when it has not finished in time, INTERNAL with the
-     * worker's reason when it failed for good.
+     * Starts waiting for `jobId`. The promise resolves with the job's return value, or rejects with
+     * AppError TIMEOUT after `timeoutMs`, or INTERNAL with the worker's reason when it failed for good.
      */
-    wait: async (job: Job, timeoutMs: number): Promise<unknown> => {
-      try {
-        return await job.waitUntilFinished(events, timeoutMs);
-      } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
-        if (/timed out before finishing/.test(message)) {
-          throw new AppError("TIMEOUT", `Job ${job.id} did not finish within ${timeoutMs} ms`, { retryable: true });
-        }
-        throw new AppError("INTERNAL", `Job ${job.id} failed: ${message}`, { cause: e });
-      }
-    },
+    expect: (jobId: string, timeoutMs: number): Promise<unknown> =>
+      new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(jobId);
+          reject(new AppError("TIMEOUT", `Job ${jobId} did not finish within ${timeoutMs} ms`, { retryable: true }));
+        }, timeoutMs);
+        const settle = () => {
+          clearTimeout(timer);
+          waiting.delete(jobId);
+        };
+        waiting.set(jobId, {
+          resolve: (value) => {
+            settle();
+            resolve(value);
+          },
+          reject: (error) => {
+            settle();
+            reject(error);
+          },
+        });
+      }),
     close: async () => {
       await events.close();
       await connection.quit().catch(() => connection.disconnect());

@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { AppError, isAppError, type Logger } from "@relay/core";
 import type { SignatureRepository, WalletRepository } from "@relay/db";
-import type { Job, Producer, ResultWaiter } from "@relay/queue";
+import { jobIdOf, type Job, type Producer, type ResultWaiter } from "@relay/queue";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
   signatures: Pick<SignatureRepository, "insertPending" | "findById" | "deletePending">;
   producer: Pick<Producer, "enqueue" | "discard">;
-  results: Pick<ResultWaiter, "wait">;
+  results: Pick<ResultWaiter, "expect">;
   timeoutMs: number;
   logger: Logger;
 }
@@ -59,8 +59,11 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     let failure: unknown;
     let job: Job | undefined;
     try {
-      job = await deps.producer.enqueue("personalSign", { v: 1, signatureId, attempt: randomBytes(6).toString("hex") });
-      const result = (await deps.results.wait(job, deps.timeoutMs)) as { outcome: string; signature?: string };
+      const payload = { v: 1 as const, signatureId, attempt: randomBytes(6).toString("hex") };
+      const finished = deps.results.expect(jobIdOf("personalSign", payload), deps.timeoutMs);
+      finished.catch(() => undefined); // observed below; a rejection before that is not unhandled
+      job = await deps.producer.enqueue("personalSign", payload);
+      const result = (await finished) as { outcome: string; signature?: string };
       if (result.outcome === "signed" && result.signature) return respond(signatureId, request, result.signature);
       failure = new AppError("INTERNAL", "signing worker reported the request gone");
     } catch (e) {

@@ -23,7 +23,7 @@ export function createPersonalSignProcessor(deps: PersonalSignDeps): Processor<"
     }
     if (record.status === "SIGNED" && record.signature) return { outcome: "signed", signature: record.signature };
 
-    const signature = await deps.signer.signMessage(record.wallet, record.message);
+    const signature = await deps.signer.signMessage(record.walletId, record.message);
     if (await deps.signatures.markSigned(signatureId, signature)) return { outcome: "signed", signature };
 
     // Lost a race: another replica signed it (same deterministic signature) or the gateway gave up.

@@ -41,18 +41,9 @@ export function createSignatureRepository(db: SignatureDatabase) {
       const row = await db.signature.findUnique({ where: { id }, include: withSigner });
       return row ? flatten(row) : null;
     },
-    /** What the signing worker needs: the exact bytes and the wallet's sealed key. */
+    /** What the signing worker needs: the exact bytes and the wallet. */
     findForSigning: (id: string) =>
-      db.signature.findUnique({
-        where: { id },
-        select: {
-          id: true,
-          status: true,
-          message: true,
-          signature: true,
-          wallet: { select: { id: true, address: true, encryptedKey: true } },
-        },
-      }),
+      db.signature.findUnique({ where: { id }, select: { status: true, message: true, signature: true, walletId: true } }),
     /** PENDING → SIGNED; false when the record is gone or already signed. */
     markSigned: async (id: string, signature: string): Promise<boolean> => {
       const { count } = await db.signature.updateMany({

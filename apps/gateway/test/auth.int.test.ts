@@ -1,0 +1,58 @@
+import { createApiKeyRepository } from "@relay/db";
+import { createProjectFixture, type ProjectFixture } from "@relay/testing";
+import { post, startHarness, type Harness } from "./harness";
+
+describe("authentication and rate limit", () => {
+  let h: Harness;
+  let project: ProjectFixture;
+  const sign = (apiKey: string | undefined, headers: Record<string, string> = {}) =>
+    fetch(`${h.baseUrl}/wallet/project/${project.projectId}/personalSign`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...headers },
+      body: JSON.stringify({ signerAddress: project.wallets[0]!.address, message: "hi" }),
+    });
+
+  beforeAll(async () => {
+    h = await startHarness("auth", { rateLimitPerMinute: 3 });
+    project = await createProjectFixture(h.db, h.kek);
+  });
+  afterAll(() => h.close());
+
+  it("refuses a revoked key with 401", async () => {
+    const victim = await createProjectFixture(h.db, h.kek);
+    const res = await post(h.baseUrl, `/wallet/project/${victim.projectId}/personalSign`, { signerAddress: victim.wallets[0]!.address, message: "x" }, victim.apiKey);
+    expect(res.status).toBe(200);
+    await createApiKeyRepository(h.db).revoke(victim.apiKeyId);
+    const after = await post(h.baseUrl, `/wallet/project/${victim.projectId}/personalSign`, { signerAddress: victim.wallets[0]!.address, message: "x" }, victim.apiKey);
+    expect(after.status).toBe(401);
+    expect(after.body.message).toMatch(/Invalid or revoked API key/);
+  });
+
+  it.each([
+    ["no header", undefined, {}],
+    ["another scheme", undefined, { authorization: "Basic dXNlcjpwYXNz" }],
+    ["a token with a wrong secret", "TOKEN_WRONG_SECRET", {}],
+  ])("answers 401 JSON for %s", async (_name, key, headers) => {
+    const token = key === "TOKEN_WRONG_SECRET" ? project.apiKey.slice(0, -4) + "AAAA" : key;
+    const res = await sign(token, headers as Record<string, string>);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { message: string }).message).toMatch(/API key/);
+  });
+
+  it("limits each key per minute with 429, Retry-After and a JSON message, without touching other keys", async () => {
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 4; i++) {
+      const res = await sign(project.apiKey);
+      statuses.push(res.status);
+      if (res.status === 429) limited = res;
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await limited!.json()) as { message: string }).message).toMatch(/Rate limit of 3 requests per minute/);
+
+    const other = await createProjectFixture(h.db, h.kek);
+    const res = await post(h.baseUrl, `/wallet/project/${other.projectId}/personalSign`, { signerAddress: other.wallets[0]!.address, message: "x" }, other.apiKey);
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { verifyMessage } from "ethers";
+import type { Worker } from "bullmq";
+import { createLogger } from "@relay/core";
+import { createDatabase, createSignatureRepository, createWalletRepository } from "@relay/db";
+import { createLocalSigner, type Signer } from "@relay/custody";
+import { createProducer, createRedis, createResultWaiter, jobIdOf } from "@relay/queue";
+import { createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
+import { createSigningWorker } from "./worker";
+
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+describe("signing worker", () => {
+  const db = createDatabase({ url: testDatabaseUrl() });
+  const kek = testKek();
+  const prefix = testQueuePrefix("signing-worker");
+  const producerRedis = createRedis(redisUrl, "worker");
+  const workerRedis = createRedis(redisUrl, "worker");
+  const producer = createProducer({ connection: producerRedis, prefix });
+  const results = createResultWaiter("personalSign", { connection: producerRedis, prefix });
+  const signatures = createSignatureRepository(db);
+  const logger = createLogger({ name: "test", level: "silent" });
+  let worker: Worker | undefined;
+
+  const startWorker = async (signer: Signer) => {
+    worker = createSigningWorker({ db, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
+    await worker.waitUntilReady();
+  };
+  const request = async (message: string, options: { deleteBeforeEnqueue?: boolean } = {}) => {
+    const project = await createProjectFixture(db, kek);
+    const wallet = project.wallets[0]!;
+    const id = randomUUID();
+    await signatures.insertPending({ id, projectId: project.projectId, walletId: wallet.id, message: new TextEncoder().encode(message) });
+    if (options.deleteBeforeEnqueue) await signatures.deletePending(id);
+    const payload = { v: 1 as const, signatureId: id, attempt: randomBytes(6).toString("hex") };
+    const finished = results.expect(jobIdOf("personalSign", payload), 10_000);
+    finished.catch(() => undefined);
+    const job = await producer.enqueue("personalSign", payload);
+    return { id, wallet, finished, job };
+  };
+
+  beforeAll(() => results.ready());
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+  });
+  afterAll(async () => {
+    await results.close();
+    await producer.close();
+    await deleteRedisKeys(producerRedis, prefix);
+    await Promise.allSettled([producerRedis.quit(), workerRedis.quit(), db.$disconnect()]);
+  });
+
+  it("signs a pending request and stores the signature", async () => {
+    await startWorker(createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }));
+    const { id, wallet, finished } = await request("sign me");
+    const result = (await finished) as { outcome: string; signature: string };
+    expect(result.outcome).toBe("signed");
+    expect(verifyMessage("sign me", result.signature)).toBe(wallet.address);
+    expect(await signatures.findById(id)).toMatchObject({ status: "SIGNED", signature: result.signature });
+  });
+
+  it("retries a transient failure and then succeeds", async () => {
+    const real = createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey });
+    let calls = 0;
+    await startWorker({
+      signMessage: async (walletId, message) => {
+        calls++;
+        if (calls === 1) throw new Error("connection reset (transient)");
+        return real.signMessage(walletId, message);
+      },
+    });
+    const { id, finished, job } = await request("flaky");
+    expect(((await finished) as { outcome: string }).outcome).toBe("signed");
+    expect(calls).toBe(2);
+    // attemptsMade counts finished attempts: the failed one and the successful retry.
+    expect((await producer.queue("personalSign").getJob(job.id!))?.attemptsMade).toBe(2);
+    expect((await signatures.findById(id))?.status).toBe("SIGNED");
+  });
+
+  it("fails at once, without retries, when the key cannot be opened, and stores no signature", async () => {
+    // A worker holding the wrong key-encryption key: authentication of the sealed key fails.
+    await startWorker(createLocalSigner(testKek(), { loadKey: createWalletRepository(db).findWithKey }));
+    const { id, finished, job } = await request("wrong kek");
+    await expect(finished).rejects.toThrow(/failed authentication/);
+    const failed = await producer.queue("personalSign").getJob(job.id!);
+    expect(failed?.attemptsMade).toBe(1);
+    expect(await failed?.getState()).toBe("failed");
+    expect((await signatures.findById(id))?.status).toBe("PENDING");
+  });
+
+  it("skips a request whose record is gone (given up by the gateway) without signing", async () => {
+    let signed = 0;
+    await startWorker({ signMessage: async () => (signed++, "0x") });
+    const { id, finished } = await request("gone", { deleteBeforeEnqueue: true });
+    expect(((await finished) as { outcome: string }).outcome).toBe("gone");
+    expect(signed).toBe(0);
+    expect(await signatures.findById(id)).toBeNull();
+  });
+});
