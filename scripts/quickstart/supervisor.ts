@@ -32,7 +32,9 @@ export function supervise(apps: AppSpec[], logDir: string, say: (line: string) =
       if (stopping) return;
       const pause = Math.min(30_000, 1000 * 2 ** restarts);
       say(`[${app.name}] exited (${signal ?? code}); restarting in ${pause / 1000} s (log: ${join(logDir, `${app.name}.log`)})`);
-      setTimeout(() => start(app, restarts + 1), pause).unref();
+      setTimeout(() => {
+        if (!stopping) start(app, restarts + 1); // a restart due after stop() would outlive it
+      }, pause).unref();
     });
   };
 

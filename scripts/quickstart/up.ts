@@ -87,7 +87,10 @@ async function main() {
   process.on("SIGINT", () => void shutdown());
   process.on("SIGTERM", () => void shutdown());
 
-  await waitForReady(baseUrl, 60_000);
+  await waitForReady(baseUrl, 60_000).catch(async (e: unknown) => {
+    await apps.stop(); // exiting without this would leave the gateway and worker running, orphaned
+    throw e;
+  });
   say(
     [
       "",

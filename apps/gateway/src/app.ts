@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
 import type { Logger } from "@relay/core";
-import { createSignatureRepository, createWalletRepository, createApiKeyRepository, type Database } from "@relay/db";
+import { createSignatureRepository, createWalletRepository, createApiKeyRepository, type Database, type Sql } from "@relay/db";
 import type { Producer, Redis, ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { errorHandler, notFound } from "./middleware/errors";
@@ -15,6 +15,8 @@ import { buildOpenApiDocument } from "./openapi";
 
 export interface GatewayDeps {
   db: Database;
+  /** The same pool as `db`'s, for the hand-written hot-path SQL. */
+  sql: Sql;
   redis: Redis;
   producer: Producer;
   signResults: ResultWaiter;
@@ -63,7 +65,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.use(docsRoutes(buildOpenApiDocument()));
 
-  const signatures = createSignatureRepository(db);
+  const signatures = createSignatureRepository(deps.sql);
   app.use(
     ["/wallet", "/transact", "/webhook"],
     authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),

@@ -1,13 +1,14 @@
 import { loadGatewayConfig } from "@relay/config";
 import { createLogger, toError } from "@relay/core";
-import { createDatabase } from "@relay/db";
+import { createDatabase, createPool } from "@relay/db";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
 
 async function main() {
   const config = loadGatewayConfig();
   const logger = createLogger({ name: "gateway", level: config.logLevel });
-  const db = createDatabase({ url: config.databaseUrl, poolSize: 20, connectTimeoutMs: 3000 });
+  const pool = createPool({ url: config.databaseUrl, poolSize: 20, connectTimeoutMs: 3000 });
+  const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "producer");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   await redisReady(redis);
@@ -15,7 +16,7 @@ async function main() {
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
   await signResults.ready();
 
-  const app = createApp({ db, redis, producer, signResults, logger, settings: config });
+  const app = createApp({ db, sql: pool, redis, producer, signResults, logger, settings: config });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });

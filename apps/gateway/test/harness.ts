@@ -1,11 +1,10 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { Writable } from "node:stream";
-import type { Worker } from "bullmq";
 import { createLogger, type Logger } from "@relay/core";
-import { createDatabase, createWalletRepository, type Database } from "@relay/db";
+import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
 import { createLocalSigner, type Kek } from "@relay/custody";
-import { createProducer, createRedis, createResultWaiter, type Redis } from "@relay/queue";
+import { createProducer, createRedis, createResultWaiter, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
@@ -36,7 +35,8 @@ export interface Harness {
 
 /** The gateway on a free port and the real signing worker in-process, on the run's database. */
 export async function startHarness(label: string, settings: Partial<GatewayDeps["settings"]> = {}): Promise<Harness> {
-  const db = createDatabase({ url: testDatabaseUrl() });
+  const pool = createPool({ url: testDatabaseUrl() });
+  const db = createDatabase({ pool });
   const kek = testKek();
   const prefix = testQueuePrefix(label);
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
@@ -48,6 +48,7 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
 
   const app = createApp({
     db,
+    sql: pool,
     redis,
     producer,
     signResults,
@@ -67,7 +68,7 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
   });
   const { port } = server.address() as AddressInfo;
 
-  let worker: Worker | undefined;
+  let worker: WorkerGroup | undefined;
   const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
     db,
@@ -76,8 +77,8 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
     prefix,
     logs: lines,
     startWorker: async () => {
-      worker = createSigningWorker({ db, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16 });
-      await worker.waitUntilReady();
+      worker = createSigningWorker({ sql: pool, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16 });
+      await worker.ready();
     },
     stopWorker: async () => {
       await worker?.close();

@@ -1,25 +1,29 @@
 import { loadSigningWorkerConfig } from "@relay/config";
 import { createLogger, toError } from "@relay/core";
-import { createDatabase, createWalletRepository } from "@relay/db";
+import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
-import { createRedis } from "@relay/queue";
-import { createSigningWorker } from "./worker";
+import { createProducer, createRedis } from "@relay/queue";
+import { createSigningWorker, scheduleSigningJobs } from "./worker";
 
 async function main() {
   const config = loadSigningWorkerConfig();
   const logger = createLogger({ name: "signing-worker", level: config.logLevel });
-  const db = createDatabase({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   const worker = createSigningWorker({
-    db,
+    sql: pool,
     redis,
     signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,
   });
-  await worker.waitUntilReady();
+  await worker.ready();
+  const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
+  await scheduleSigningJobs(producer);
+  await producer.close();
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "signing worker started");
 
   let stopping = false;

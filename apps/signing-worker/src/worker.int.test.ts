@@ -1,30 +1,31 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { verifyMessage } from "ethers";
-import type { Worker } from "bullmq";
 import { createLogger } from "@relay/core";
-import { createDatabase, createSignatureRepository, createWalletRepository } from "@relay/db";
+import { createDatabase, createPool, createSignatureRepository, createWalletRepository } from "@relay/db";
 import { createLocalSigner, type Signer } from "@relay/custody";
-import { createProducer, createRedis, createResultWaiter, jobIdOf } from "@relay/queue";
+import { createProducer, createRedis, createResultWaiter, jobIdOf, type WorkerGroup } from "@relay/queue";
 import { createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createSigningWorker } from "./worker";
+import { createSweepSignaturesProcessor } from "./processors/sweep-signatures.processor";
 
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 describe("signing worker", () => {
-  const db = createDatabase({ url: testDatabaseUrl() });
+  const pool = createPool({ url: testDatabaseUrl() });
+  const db = createDatabase({ pool });
   const kek = testKek();
   const prefix = testQueuePrefix("signing-worker");
   const producerRedis = createRedis(redisUrl, "worker");
   const workerRedis = createRedis(redisUrl, "worker");
   const producer = createProducer({ connection: producerRedis, prefix });
   const results = createResultWaiter("personalSign", { connection: producerRedis, prefix });
-  const signatures = createSignatureRepository(db);
+  const signatures = createSignatureRepository(pool);
   const logger = createLogger({ name: "test", level: "silent" });
-  let worker: Worker | undefined;
+  let worker: WorkerGroup | undefined;
 
   const startWorker = async (signer: Signer) => {
-    worker = createSigningWorker({ db, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
-    await worker.waitUntilReady();
+    worker = createSigningWorker({ sql: pool, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
+    await worker.ready();
   };
   const request = async (message: string, options: { deleteBeforeEnqueue?: boolean } = {}) => {
     const project = await createProjectFixture(db, kek);
@@ -70,11 +71,9 @@ describe("signing worker", () => {
         return real.signMessage(walletId, message);
       },
     });
-    const { id, finished, job } = await request("flaky");
+    const { id, finished } = await request("flaky");
     expect(((await finished) as { outcome: string }).outcome).toBe("signed");
-    expect(calls).toBe(2);
-    // attemptsMade counts finished attempts: the failed one and the successful retry.
-    expect((await producer.queue("personalSign").getJob(job.id!))?.attemptsMade).toBe(2);
+    expect(calls).toBe(2); // the failed attempt and the successful retry
     expect((await signatures.findById(id))?.status).toBe("SIGNED");
   });
 
@@ -96,5 +95,22 @@ describe("signing worker", () => {
     expect(((await finished) as { outcome: string }).outcome).toBe("gone");
     expect(signed).toBe(0);
     expect(await signatures.findById(id)).toBeNull();
+  });
+
+  it("sweeps requests abandoned as PENDING, and only those", async () => {
+    const project = await createProjectFixture(db, kek);
+    const [old, fresh, signed] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [old, fresh, signed]) {
+      await signatures.insertPending({ id, projectId: project.projectId, walletId: project.wallets[0]!.id, message: new Uint8Array([1]) });
+    }
+    await signatures.markSigned(signed, "0xsig");
+    await pool.query(`UPDATE signature SET created_at = now() - interval '11 minutes' WHERE id = ANY($1)`, [[old, signed]]);
+
+    const sweep = createSweepSignaturesProcessor({ signatures, abandonedAfterMs: 10 * 60_000 });
+    const result = await sweep({ v: 1 }, { job: undefined as never, logger });
+    expect(result).toEqual({ removed: 1 });
+    expect(await signatures.findById(old)).toBeNull();
+    expect(await signatures.findById(fresh)).not.toBeNull();
+    expect((await signatures.findById(signed))?.status).toBe("SIGNED");
   });
 });

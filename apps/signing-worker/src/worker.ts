@@ -1,12 +1,12 @@
-import type { Worker } from "bullmq";
-import { createSignatureRepository, type Database } from "@relay/db";
+import { createSignatureRepository, type Sql } from "@relay/db";
 import type { Signer } from "@relay/custody";
-import { createTypedWorker, type Redis } from "@relay/queue";
+import { createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import type { Logger } from "@relay/core";
 import { createPersonalSignProcessor } from "./processors/personal-sign.processor";
+import { createSweepSignaturesProcessor } from "./processors/sweep-signatures.processor";
 
 export interface SigningWorkerDeps {
-  db: Pick<Database, "signature">;
+  sql: Sql;
   redis: Redis;
   signer: Signer;
   logger: Logger;
@@ -14,15 +14,26 @@ export interface SigningWorkerDeps {
   concurrency: number;
 }
 
-/** The signing worker: the personal-sign queue's consumer. */
-export function createSigningWorker(deps: SigningWorkerDeps): Worker {
-  const processor = createPersonalSignProcessor({ signatures: createSignatureRepository(deps.db), signer: deps.signer });
-  const worker = createTypedWorker("personalSign", processor, {
-    connection: deps.redis,
-    prefix: deps.queuePrefix,
-    concurrency: deps.concurrency,
-    logger: deps.logger,
-  });
-  worker.on("error", (err) => deps.logger.error({ err }, "signing worker error"));
-  return worker;
+/** Far beyond any gateway's SIGN_TIMEOUT_MS: only requests nobody waits for any more. */
+const ABANDONED_AFTER_MS = 10 * 60_000;
+
+/** The signing worker: consumers of the personal-sign queue and of its clean-up schedule. */
+export function createSigningWorker(deps: SigningWorkerDeps): WorkerGroup {
+  const signatures = createSignatureRepository(deps.sql);
+  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const workers = [
+    createTypedWorker("personalSign", createPersonalSignProcessor({ signatures, signer: deps.signer }), {
+      ...settings,
+      concurrency: deps.concurrency,
+    }),
+    createTypedWorker("sweepSignatures", createSweepSignaturesProcessor({ signatures, abandonedAfterMs: ABANDONED_AFTER_MS }), {
+      ...settings,
+      concurrency: 1,
+    }),
+  ];
+  for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err }, "signing worker error"));
+  return workerGroup(workers);
 }
+
+/** Registers the worker's schedules (idempotent, so every replica does it at start). */
+export const scheduleSigningJobs = (producer: Pick<Producer, "schedule">) => producer.schedule("sweepSignatures");

@@ -42,7 +42,8 @@ const gatewaySchema = z.object({
   HOST: z.string().default("127.0.0.1"),
   PORT: port(3000),
   BODY_LIMIT_BYTES: positiveInt(256 * 1024),
-  SIGN_TIMEOUT_MS: positiveInt(5000),
+  // Requests still PENDING after 10 minutes are swept as abandoned; no wait may come near that.
+  SIGN_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000, "must be at most 60000 ms").default(5000),
   RATE_LIMIT_PER_MINUTE: positiveInt(6000),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   TRUST_PROXY: z.string().default("loopback"),

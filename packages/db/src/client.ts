@@ -1,7 +1,11 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Pool } from "pg";
 import { PrismaClient } from "./generated/client";
 
 export type Database = PrismaClient;
+
+/** What hand-written SQL needs: the pg pool's `query`. */
+export type Sql = Pick<Pool, "query">;
 
 export interface DatabaseSettings {
   url: string;
@@ -11,12 +15,24 @@ export interface DatabaseSettings {
   connectTimeoutMs?: number;
 }
 
-/** The one Prisma client of a process, on the pg driver adapter (no Prisma engine binaries). */
-export function createDatabase(settings: DatabaseSettings): Database {
-  const adapter = new PrismaPg({
+/** The pg pool of a process; Prisma and the hot-path SQL repositories share it. */
+export function createPool(settings: DatabaseSettings): Pool {
+  const pool = new Pool({
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 5000,
   });
-  return new PrismaClient({ adapter });
+  // An idle connection that drops (Postgres restart) emits 'error' on the pool; without a
+  // listener it would end the process. The next query reconnects.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/**
+ * The one Prisma client of a process, on the pg driver adapter (no Prisma engine binaries). Pass
+ * the process's pool to share it with hand-written SQL; the pool is then ended with the client.
+ */
+export function createDatabase(settings: DatabaseSettings | { pool: Pool }): Database {
+  const pool = "pool" in settings ? settings.pool : createPool(settings);
+  return new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
 }

@@ -1,5 +1,5 @@
-export { createDatabase } from "./client";
-export type { Database, DatabaseSettings } from "./client";
+export { createDatabase, createPool } from "./client";
+export type { Database, DatabaseSettings, Sql } from "./client";
 export * from "./repositories/project.repository";
 export * from "./repositories/api-key.repository";
 export * from "./repositories/chain.repository";

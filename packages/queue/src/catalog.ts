@@ -17,12 +17,28 @@ export const jobCatalog = {
       // The gateway waits only a few seconds; quick retries fit inside that wait.
       attempts: 3,
       backoff: { type: "exponential", delay: 50 },
-      // Kept briefly so a waiting gateway that attaches late still finds the result.
-      removeOnComplete: { age: 300, count: 50_000 },
+      // The result travels in the completion event and the signature is in Postgres: nothing
+      // needs the finished job, so it is deleted at once.
+      removeOnComplete: true,
       removeOnFail: { age: 24 * 3600 },
     },
   },
+  /**
+   * Removes personal-sign requests left PENDING by a gateway that died while waiting (its own
+   * clean-up never ran). Scheduled every minute; any signing-worker replica may run it.
+   */
+  sweepSignatures: {
+    queue: "signature-sweep",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "sweep",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
 } as const satisfies Record<string, JobDefinition>;
+
+/** Repeating jobs: which catalog job runs how often. */
+export const jobSchedules = {
+  sweepSignatures: { everyMs: 60_000 },
+} as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 
 interface JobDefinition {
   queue: string;

@@ -1,7 +1,7 @@
 import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { AppError } from "@relay/core";
-import { jobCatalog, jobIdOf, type JobName, type JobPayload } from "./catalog";
+import { jobCatalog, jobIdOf, jobSchedules, type JobName, type JobPayload } from "./catalog";
 
 export interface QueueSettings {
   connection: Redis;
@@ -29,6 +29,15 @@ export function createProducer(settings: QueueSettings) {
       const def = jobCatalog[name];
       const data = def.payload.parse(payload);
       return queueFor(name).add(name, data, { ...def.options, jobId: jobIdOf(name, data as JobPayload<N>) });
+    },
+    /** Creates or updates the catalog's schedule for `name` (idempotent; every replica may call it). */
+    schedule: async (name: keyof typeof jobSchedules): Promise<void> => {
+      const def = jobCatalog[name];
+      await queueFor(name).upsertJobScheduler(name, { every: jobSchedules[name].everyMs }, {
+        name,
+        data: def.payload.parse({ v: 1 }),
+        opts: { attempts: def.options.attempts, removeOnComplete: def.options.removeOnComplete, removeOnFail: def.options.removeOnFail },
+      });
     },
     /** Removes a job that is not running (yet); a running one is left to finish. */
     discard: async (job: Job): Promise<void> => {

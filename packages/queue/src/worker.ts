@@ -43,3 +43,23 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
     { connection: settings.connection, prefix: settings.prefix, concurrency: settings.concurrency },
   );
 }
+
+/** Several workers of one app started and stopped together. */
+export interface WorkerGroup {
+  workers: Worker[];
+  ready(): Promise<void>;
+  /** Stops taking jobs and waits for the ones in flight; unstarted jobs stay for other replicas. */
+  close(): Promise<void>;
+}
+
+export function workerGroup(workers: Worker[]): WorkerGroup {
+  return {
+    workers,
+    ready: async () => {
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+    },
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
