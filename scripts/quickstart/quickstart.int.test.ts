@@ -238,6 +238,7 @@ describe("npm start (the quick start)", () => {
           apiKey: expect.any(String),
         });
         expect(output).toContain(`http://127.0.0.1:${port}`);
+        expect(output).toMatch(/^Database ready \([1-9]\d* migration\(s\) applied now\)$/m); // created it, from empty
 
         // The development key-encryption key: generated into .dev/kek, and git-ignored.
         expect(output).toContain("Generated a development key-encryption key into .dev/kek (git-ignored)");

@@ -217,9 +217,11 @@ const killAll = () => {
 };
 
 const onSignal = (signal: NodeJS.Signals) => {
-  killAll();
-  // Stand in for the default action (terminate) only when nobody else handles the signal.
+  // When the process handles the signal itself (the quick start does), it stops its nodes
+  // gracefully, letting anvil save its state; the exit hook still catches any it forgets.
+  // Otherwise stand in for the default action: kill the nodes and terminate.
   if (process.listenerCount(signal) === 1) {
+    killAll();
     removeHooks();
     process.kill(process.pid, signal);
   }
