@@ -13,6 +13,7 @@ import { createDatabase } from "@relay/db";
 import { createProjectFixture, createTestDatabase, testQueuePrefix } from "@relay/testing";
 import { closedLoop } from "./lib/load";
 import { startApp, stopApp, waitForHttp } from "./lib/processes";
+import { cpuMeter } from "./lib/cpu";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -67,7 +68,16 @@ async function main() {
     });
 
   await load(3); // warm-up: JIT, connection pools, key cache
+  const meter = cpuMeter({
+    gateway: [gateway.pid!],
+    "signing worker(s)": signers.map((s) => s.pid!),
+    "load generator": [process.pid],
+    redis: /^redis-server/,
+    postgres: /^postgres: /,
+  });
+  meter.start();
   const relay = await load(seconds);
+  const cpu = meter.stop();
   const raw = await rawSigning(5000);
 
   await Promise.all([stopApp(gateway), ...signers.map(stopApp)]);
@@ -79,6 +89,9 @@ async function main() {
   line("relay latency p50 / p90 / p99 / max", `${relay.p50.toFixed(1)} / ${relay.p90.toFixed(1)} / ${relay.p99.toFixed(1)} / ${relay.max.toFixed(1)} ms`);
   line("raw ethers signMessage (1 core)", `${raw.toFixed(0)} ops/s`);
   line("ratio relay / raw", (relay.perSecond / raw).toFixed(2));
+  for (const [name, secs] of Object.entries(cpu)) {
+    line(`  CPU ${name}`, `${((secs / relay.seconds) * 100).toFixed(0)}% of a core, ${((secs / relay.requests) * 1e6).toFixed(0)} µs per request`);
+  }
   line("target", ">= 1000 req/s, p99 < 50 ms");
   process.exit(0);
 }

@@ -15,7 +15,7 @@ import { buildOpenApiDocument } from "./openapi";
 
 export interface GatewayDeps {
   db: Database;
-  /** The same pool as `db`'s, for the hand-written hot-path SQL. */
+  /** Pool for the hand-written hot-path SQL (signature records; may commit asynchronously). */
   sql: Sql;
   redis: Redis;
   producer: Producer;

@@ -9,6 +9,8 @@ async function main() {
   const logger = createLogger({ name: "gateway", level: config.logLevel });
   const pool = createPool({ url: config.databaseUrl, poolSize: 20, connectTimeoutMs: 3000 });
   const db = createDatabase({ pool });
+  // Signature records only: a lost PENDING record fails its request cleanly (docs/decisions.md).
+  const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, connectTimeoutMs: 3000, asyncCommit: true });
   const redis = createRedis(config.redisUrl, "producer");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   await redisReady(redis);
@@ -16,7 +18,7 @@ async function main() {
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
   await signResults.ready();
 
-  const app = createApp({ db, sql: pool, redis, producer, signResults, logger, settings: config });
+  const app = createApp({ db, sql: signaturePool, redis, producer, signResults, logger, settings: config });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });
@@ -34,7 +36,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, "stopping: no new connections, finishing requests in flight");
     server.close(() => {
-      void Promise.allSettled([signResults.close(), producer.close(), db.$disconnect()]).then(async () => {
+      void Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), signaturePool.end()]).then(async () => {
         await redis.quit().catch(() => undefined);
         logger.info("stopped");
         process.exit(0);

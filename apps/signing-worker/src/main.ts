@@ -8,7 +8,9 @@ import { createSigningWorker, scheduleSigningJobs } from "./worker";
 async function main() {
   const config = loadSigningWorkerConfig();
   const logger = createLogger({ name: "signing-worker", level: config.logLevel });
-  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  // Every write of this worker is a signature record, which a retry re-creates identically:
+  // committing without waiting for the WAL flush loses nothing a client was promised.
+  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), asyncCommit: true });
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));

@@ -13,6 +13,12 @@ export interface DatabaseSettings {
   poolSize?: number;
   /** Fail a connection attempt after this long instead of hanging while Postgres is down. */
   connectTimeoutMs?: number;
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit = off`). Only for pools whose
+   * writes can be lost in a Postgres crash without losing anything a client was promised: the
+   * signature records, whose signatures are deterministic (RFC 6979) and are re-created by a retry.
+   */
+  asyncCommit?: boolean;
 }
 
 /** The pg pool of a process; Prisma and the hot-path SQL repositories share it. */
@@ -21,6 +27,7 @@ export function createPool(settings: DatabaseSettings): Pool {
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 5000,
+    ...(settings.asyncCommit ? { options: "-c synchronous_commit=off" } : {}),
   });
   // An idle connection that drops (Postgres restart) emits 'error' on the pool; without a
   // listener it would end the process. The next query reconnects.

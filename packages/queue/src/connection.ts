@@ -12,9 +12,7 @@ export function createRedis(url: string, role: "worker" | "producer"): Redis {
     role === "worker"
       ? { maxRetriesPerRequest: null, enableReadyCheck: true }
       : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 5000 };
-  // Auto-pipelining sends the commands issued in one tick as one write: under load, many requests
-  // and jobs share a round trip and a syscall instead of each paying for its own.
-  return new Redis(url, { ...options, enableAutoPipelining: true, lazyConnect: false });
+  return new Redis(url, { ...options, lazyConnect: false });
 }
 
 /** Resolves once the connection is ready (a producer refuses commands before that). */
