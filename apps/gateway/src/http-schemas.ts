@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAddress, isAddress } from "ethers";
+import { getAddress } from "ethers";
 
 /** Pieces of request and response schemas shared by several routes. */
 
@@ -15,14 +15,18 @@ export const projectIdParam = z.object({
 export const evmAddress = (field: string) =>
   z
     .string({ error: `${field} must be a string` })
-    .superRefine((value, ctx) => {
+    .transform((value, ctx) => {
       if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
         ctx.addIssue({ code: "custom", message: `${field} must be a 0x-prefixed 20-byte hex address` });
-      } else if (!isAddress(value)) {
+        return z.NEVER;
+      }
+      try {
+        return getAddress(value); // checks a mixed-case checksum and returns the checksummed form
+      } catch {
         ctx.addIssue({ code: "custom", message: `${field} has an invalid EIP-55 checksum (send it all lower-case to skip the check)` });
+        return z.NEVER;
       }
     })
-    .transform((value) => getAddress(value))
     .meta({ description: "EVM address, 0x-prefixed", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
 
 /** "field: problem; field: problem" — one line a user can act on. */

@@ -41,4 +41,15 @@ describe("wallet keys", () => {
     expect(loads).toEqual(["w"]); // opened once, then cached
     await expect(signer.signMessage("missing", new Uint8Array())).rejects.toThrow(/does not exist/);
   });
+
+  it("produces exactly ethers' signature (RFC 6979), for many messages and keys", async () => {
+    for (let i = 0; i < 50; i++) {
+      const key = generateWalletKey(kek);
+      const ref = { id: `w${i}`, address: key.address, encryptedKey: key.sealFor(`w${i}`) };
+      const signer = createLocalSigner(kek, { loadKey: async () => ref });
+      const message = new TextEncoder().encode(`message ${i} ${"✓".repeat(i)}`);
+      const expected = await openWalletKey(kek, ref).signMessage(message);
+      expect(await signer.signMessage(ref.id, message)).toBe(expected);
+    }
+  });
 });
