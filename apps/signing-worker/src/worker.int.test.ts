@@ -23,7 +23,7 @@ describe("signing worker", () => {
   const logger = createLogger({ name: "test", level: "silent" });
   let worker: WorkerGroup | undefined;
 
-  const startWorker = async (signer: Signer) => {
+  const startWorker = async (signer: Pick<Signer, "signMessage">) => {
     worker = createSigningWorker({ sql: pool, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
     await worker.ready();
   };

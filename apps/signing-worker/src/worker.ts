@@ -8,7 +8,7 @@ import { createSweepSignaturesProcessor } from "./processors/sweep-signatures.pr
 export interface SigningWorkerDeps {
   sql: Sql;
   redis: Redis;
-  signer: Signer;
+  signer: Pick<Signer, "signMessage">;
   logger: Logger;
   queuePrefix: string;
   concurrency: number;

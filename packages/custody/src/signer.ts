@@ -1,4 +1,4 @@
-import { hashMessage } from "ethers";
+import { hashMessage, Signature, Transaction, type TransactionLike } from "ethers";
 import secp256k1 from "secp256k1";
 import { AppError } from "@relay/core";
 import { openWalletKey } from "./wallet-keys";
@@ -11,6 +11,8 @@ import type { Kek } from "./envelope";
 export interface Signer {
   /** EIP-191 personal_sign over `message`'s bytes: 65-byte 0x r‖s‖v hex, v = 27/28. */
   signMessage(walletId: string, message: Uint8Array): Promise<string>;
+  /** Signs a complete transaction (nonce, fees, gas, chain id set); returns the raw 0x bytes. */
+  signTransaction(walletId: string, transaction: TransactionLike<string>): Promise<string>;
 }
 
 export interface WalletKeyRef {
@@ -47,12 +49,22 @@ export function createLocalSigner(kek: Kek, options: LocalSignerOptions): Signer
     return key;
   };
 
+  const sign = (digestHex: string, key: Uint8Array) => {
+    const { signature, recid } = secp256k1.ecdsaSign(Buffer.from(digestHex.slice(2), "hex"), key);
+    return { rs: Buffer.from(signature).toString("hex"), recid };
+  };
+
   return {
     signMessage: async (walletId, message) => {
+      const { rs, recid } = sign(hashMessage(message), await keyFor(walletId));
+      return `0x${rs}${(27 + recid).toString(16)}`;
+    },
+    signTransaction: async (walletId, transaction) => {
       const key = await keyFor(walletId);
-      const digest = Buffer.from(hashMessage(message).slice(2), "hex");
-      const { signature, recid } = secp256k1.ecdsaSign(digest, key);
-      return `0x${Buffer.from(signature).toString("hex")}${(27 + recid).toString(16)}`;
+      const tx = Transaction.from({ ...transaction, from: undefined });
+      const { rs, recid } = sign(tx.unsignedHash, key);
+      tx.signature = Signature.from({ r: `0x${rs.slice(0, 64)}`, s: `0x${rs.slice(64)}`, v: 27 + recid });
+      return tx.serialized;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Wallet, verifyMessage } from "ethers";
+import { Transaction, Wallet, verifyMessage } from "ethers";
 import { generateWalletKey, importWalletKey, openWalletKey } from "./wallet-keys";
 import { createLocalSigner } from "./signer";
 import type { Kek } from "./envelope";
@@ -51,5 +51,27 @@ describe("wallet keys", () => {
       const expected = await openWalletKey(kek, ref).signMessage(message);
       expect(await signer.signMessage(ref.id, message)).toBe(expected);
     }
+  });
+
+  it("signs transactions exactly as ethers does, recoverable to the wallet", async () => {
+    const key = generateWalletKey(kek);
+    const ref = { id: "tx", address: key.address, encryptedKey: key.sealFor("tx") };
+    const signer = createLocalSigner(kek, { loadKey: async () => ref });
+    const request = {
+      type: 2,
+      chainId: 31337n,
+      nonce: 7,
+      to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      data: "0x1234",
+      value: 0n,
+      gasLimit: 50_000n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    };
+    const raw = await signer.signTransaction(ref.id, request);
+    expect(raw).toBe(await openWalletKey(kek, ref).signTransaction(request));
+    expect(Transaction.from(raw).from).toBe(key.address);
+    const legacy = { ...request, type: 0, gasPrice: 1_000_000_000n, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined };
+    expect(Transaction.from(await signer.signTransaction(ref.id, legacy)).from).toBe(key.address);
   });
 });

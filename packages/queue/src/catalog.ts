@@ -33,11 +33,35 @@ export const jobCatalog = {
     jobId: () => "sweep",
     options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
   },
+  /**
+   * Takes one transaction through its lifecycle. The same job lives as long as the transaction is
+   * unfinished: each run does the next step and, if the transaction waits for the chain, puts
+   * itself back as delayed (`runAgainIn`). Retries are for transient faults (RPC, database).
+   */
+  processTransaction: {
+    queue: "transaction",
+    payload: z.object({ v: z.literal(1), projectId: z.uuid(), transactionId: z.uuid() }),
+    jobId: (p: { projectId: string; transactionId: string }) => `tx-${p.projectId}-${p.transactionId}`,
+    options: {
+      attempts: 12,
+      backoff: { type: "exponential", delay: 1000 },
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  },
+  /** Finds unfinished transactions without a live job (Redis lost, crash) and revives them. */
+  reconcileTransactions: {
+    queue: "transaction-reconcile",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "reconcile",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
 } as const satisfies Record<string, JobDefinition>;
 
 /** Repeating jobs: which catalog job runs how often. */
 export const jobSchedules = {
   sweepSignatures: { everyMs: 60_000 },
+  reconcileTransactions: { everyMs: 15_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 
 interface JobDefinition {

@@ -5,5 +5,5 @@ export type { Redis } from "./connection";
 export { createProducer, createResultWaiter } from "./producer";
 export type { Job } from "bullmq";
 export type { Producer, QueueSettings, ResultWaiter } from "./producer";
-export { createTypedWorker, workerGroup } from "./worker";
+export { createTypedWorker, RunAgain, runAgainIn, workerGroup } from "./worker";
 export type { Processor, WorkerGroup, WorkerSettings } from "./worker";

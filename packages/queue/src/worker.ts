@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { isAppError, toError, type Logger } from "@relay/core";
 import { jobCatalog, type JobName, type JobPayload } from "./catalog";
@@ -12,6 +12,12 @@ export interface WorkerSettings {
 
 export type Processor<N extends JobName> = (payload: JobPayload<N>, context: { job: Job; logger: Logger }) => Promise<unknown>;
 
+/** A processor's answer meaning "not finished: run this job again in `delayMs`" (not a retry). */
+export class RunAgain {
+  constructor(readonly delayMs: number) {}
+}
+export const runAgainIn = (delayMs: number) => new RunAgain(delayMs);
+
 /**
  * A BullMQ worker for one catalog queue. The payload is parsed with the catalog schema (a payload
  * that does not parse can never succeed, so it fails without retry), each job gets a child logger,
@@ -21,7 +27,7 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
   const def = jobCatalog[name];
   return new Worker(
     def.queue,
-    async (job: Job) => {
+    async (job: Job, token?: string) => {
       const logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt: job.attemptsMade + 1 });
       const parsed = def.payload.safeParse(job.data);
       if (!parsed.success) {
@@ -31,9 +37,15 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
       const started = Date.now();
       try {
         const result = await processor(parsed.data as JobPayload<N>, { job, logger });
+        if (result instanceof RunAgain) {
+          // Same job, same id, back in the delayed set; does not count as an attempt.
+          await job.moveToDelayed(Date.now() + result.delayMs, token);
+          throw new DelayedError();
+        }
         logger.info({ ms: Date.now() - started }, "job completed");
         return result;
       } catch (e) {
+        if (e instanceof DelayedError) throw e;
         const error = toError(e);
         const retryable = isAppError(error) ? error.retryable : true;
         logger.warn({ err: error, retryable, ms: Date.now() - started }, "job failed");

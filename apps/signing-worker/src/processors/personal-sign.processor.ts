@@ -4,7 +4,7 @@ import type { Processor } from "@relay/queue";
 
 export interface PersonalSignDeps {
   signatures: Pick<SignatureRepository, "findForSigning" | "markSigned" | "findById">;
-  signer: Signer;
+  signer: Pick<Signer, "signMessage">;
 }
 
 export type PersonalSignResult = { outcome: "signed"; signature: string } | { outcome: "gone" };

@@ -1,0 +1,50 @@
+import { AppError } from "@relay/core";
+
+/**
+ * Paths and descriptions for error messages. A message names the offending field the way the
+ * client wrote it (`args.order.meta.owner`, `args.order.flags[2]`), and says what was received
+ * without echoing long input back: keys and strings from a request can be anything.
+ */
+const PLAIN_KEY = /^([A-Za-z_$][A-Za-z0-9_$]*|[0-9]+)$/;
+const SHORT = 40;
+
+export const badRequest = (message: string, cause?: unknown): AppError =>
+  new AppError("BAD_REQUEST", message, cause === undefined ? {} : { cause });
+
+/** `args` + `amount` → `args.amount`; a key that is not a plain word is quoted: `args["a b"]`. */
+export function childPath(path: string, key: string): string {
+  if (PLAIN_KEY.test(key) && key.length <= SHORT) return `${path}.${key}`;
+  return `${path}[${JSON.stringify(key.length > SHORT ? `${key.slice(0, SHORT)}…` : key)}]`;
+}
+
+export const elementPath = (path: string, index: number): string => `${path}[${index}]`;
+
+/** What a value is, for "must be X; got Y". Never throws, whatever it is given. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  switch (typeof value) {
+    case "undefined":
+      return "nothing";
+    case "boolean":
+      return String(value);
+    case "number":
+      // Object.is: String(-0) would print "0" and hide why it was refused.
+      return Object.is(value, -0) ? "-0" : String(value);
+    case "bigint":
+      return `${value}n`;
+    case "string":
+      return value.length <= SHORT ? JSON.stringify(value) : `a string of ${value.length} characters`;
+    case "object":
+      return "an object";
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/** A JSON object as JSON.parse makes it: not an array, a Date, a Map or a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

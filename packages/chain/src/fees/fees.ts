@@ -1,0 +1,65 @@
+import type { JsonRpcProvider } from "ethers";
+
+/** Per-chain ceilings from the chain record; null = no cap. */
+export interface FeeCaps {
+  maxFeePerGasCapWei: bigint | null;
+  maxPriorityFeePerGasCapWei: bigint | null;
+}
+
+export type Fees =
+  | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  | { type: 0; gasPrice: bigint };
+
+/** Tip when the node cannot suggest one (eth_maxPriorityFeePerGas is not standard everywhere). */
+const DEFAULT_TIP_WEI = 1_000_000_000n;
+/** A replacement must outbid the stuck attempt by at least this (geth requires 10 %). */
+const BUMP_NUMERATOR = 1125n;
+const BUMP_DENOMINATOR = 1000n;
+
+const min = (a: bigint, b: bigint | null) => (b !== null && b < a ? b : a);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const bump = (value: bigint) => max((value * BUMP_NUMERATOR + BUMP_DENOMINATOR - 1n) / BUMP_DENOMINATOR, value + 1n);
+
+/**
+ * Current fees for a new transaction: EIP-1559 where the latest block has a base fee (max fee =
+ * 2 × base fee + tip, which survives six full blocks of base-fee growth), legacy gas price
+ * otherwise; both within the chain's caps.
+ */
+export async function priceFees(provider: JsonRpcProvider, caps: FeeCaps): Promise<Fees> {
+  const block = await provider.getBlock("latest");
+  if (block?.baseFeePerGas !== null && block?.baseFeePerGas !== undefined) {
+    let tip = DEFAULT_TIP_WEI;
+    try {
+      tip = BigInt((await provider.send("eth_maxPriorityFeePerGas", [])) as string);
+    } catch {
+      // keep the default
+    }
+    const maxFeePerGas = min(block.baseFeePerGas * 2n + tip, caps.maxFeePerGasCapWei);
+    const maxPriorityFeePerGas = min(min(tip, caps.maxPriorityFeePerGasCapWei), maxFeePerGas);
+    return { type: 2, maxFeePerGas, maxPriorityFeePerGas };
+  }
+  const gasPrice = BigInt((await provider.send("eth_gasPrice", [])) as string);
+  return { type: 0, gasPrice: min(gasPrice, caps.maxFeePerGasCapWei) };
+}
+
+/**
+ * Fees for a replacement of a stuck attempt at the same nonce: every fee field raised by at least
+ * 12.5 % (and at least to today's price), within the caps. Null when the caps leave no room to
+ * outbid the previous attempt: the caller keeps waiting and says so.
+ */
+export function bumpFees(previous: Fees, current: Fees, caps: FeeCaps): Fees | null {
+  if (previous.type === 2 && current.type === 2) {
+    const maxPriorityFeePerGas = min(max(bump(previous.maxPriorityFeePerGas), current.maxPriorityFeePerGas), caps.maxPriorityFeePerGasCapWei);
+    const maxFeePerGas = min(max(bump(previous.maxFeePerGas), current.maxFeePerGas), caps.maxFeePerGasCapWei);
+    if (maxPriorityFeePerGas < bump(previous.maxPriorityFeePerGas) || maxFeePerGas < bump(previous.maxFeePerGas)) return null;
+    return { type: 2, maxFeePerGas, maxPriorityFeePerGas: min(maxPriorityFeePerGas, maxFeePerGas) };
+  }
+  const previousPrice = previous.type === 0 ? previous.gasPrice : previous.maxFeePerGas;
+  const currentPrice = current.type === 0 ? current.gasPrice : current.maxFeePerGas;
+  const gasPrice = min(max(bump(previousPrice), currentPrice), caps.maxFeePerGasCapWei);
+  return gasPrice < bump(previousPrice) ? null : { type: 0, gasPrice };
+}
+
+/** Most a transaction with these fees can cost in gas. */
+export const maxGasCost = (fees: Fees, gasLimit: bigint): bigint =>
+  gasLimit * (fees.type === 2 ? fees.maxFeePerGas : fees.gasPrice);
