@@ -9,3 +9,8 @@ export { migrate } from "./migrate/migrate";
 export type { MigrateOptions, MigrateResult } from "./migrate/migrate";
 export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-database";
 export { resolveMigrationsDir } from "./migrate/migrations-dir";
+export * from "./transactions/lifecycle";
+export * from "./transactions/transaction.repository";
+export type { JsonValue, TransactionRecord } from "./transactions/transaction-record";
+export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
+export type { TransactionStatusChangePayload } from "./transactions/status-change-event";

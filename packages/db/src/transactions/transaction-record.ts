@@ -1,0 +1,84 @@
+import type { TransactionStatus } from "./lifecycle";
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A `transaction` row. Wei amounts, nonces and block numbers are bigints. */
+export interface TransactionRecord {
+  projectId: string;
+  id: string;
+  chainId: bigint;
+  contractAddress: string;
+  functionSignature: string;
+  /** The arguments as the gateway normalized them. */
+  args: JsonValue;
+  calldata: Uint8Array;
+  valueWei: bigint;
+  status: TransactionStatus;
+  fromAddress: string | null;
+  nonce: bigint | null;
+  gasLimit: bigint | null;
+  /** Hash of the latest attempt. */
+  hash: string | null;
+  blockNumber: bigint | null;
+  /** Why it is INVALID, PAUSED, REVERTED or FAILED. */
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * The select list every hand-written statement returns a transaction with, for table alias `t`.
+ * Integers wider than JavaScript's numbers come back as text (pg would give strings anyway) and
+ * become bigints in toTransaction, the one place a row is turned into a record.
+ */
+export const TRANSACTION_COLUMNS = `
+  t.project_id AS "projectId", t.id, t.chain_id::text AS "chainId", t.contract_address AS "contractAddress",
+  t.function_signature AS "functionSignature", t.args, t.calldata, t.value_wei::text AS "valueWei", t.status,
+  t.from_address AS "fromAddress", t.nonce::text AS nonce, t.gas_limit::text AS "gasLimit", t.hash,
+  t.block_number::text AS "blockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
+
+export interface TransactionRow {
+  projectId: string;
+  id: string;
+  chainId: string;
+  contractAddress: string;
+  functionSignature: string;
+  args: JsonValue;
+  calldata: Buffer;
+  valueWei: string;
+  status: TransactionStatus;
+  fromAddress: string | null;
+  nonce: string | null;
+  gasLimit: string | null;
+  hash: string | null;
+  blockNumber: string | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const optionalBigInt = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
+
+/** Picks the record's fields by name: statements may return more columns than these. */
+export const toTransaction = (row: TransactionRow): TransactionRecord => ({
+  projectId: row.projectId,
+  id: row.id,
+  chainId: BigInt(row.chainId),
+  contractAddress: row.contractAddress,
+  functionSignature: row.functionSignature,
+  args: row.args,
+  calldata: new Uint8Array(row.calldata.buffer, row.calldata.byteOffset, row.calldata.byteLength),
+  valueWei: BigInt(row.valueWei),
+  status: row.status,
+  fromAddress: row.fromAddress,
+  nonce: optionalBigInt(row.nonce),
+  gasLimit: optionalBigInt(row.gasLimit),
+  hash: row.hash,
+  blockNumber: optionalBigInt(row.blockNumber),
+  error: row.error,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+/** A Uint8Array as the Buffer pg sends as bytea, without copying. */
+export const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,0 +1,434 @@
+import { randomUUID } from "node:crypto";
+import { AppError } from "@relay/core";
+import type { TransactionStatus } from "./lifecycle";
+import type { TransactionStatusChangePayload } from "./status-change-event";
+import { createFixture, newTransaction, transactionTestContext, type Fixture } from "./test-fixtures";
+
+const ctx = transactionTestContext();
+const { repository } = ctx;
+let fixture: Fixture;
+
+beforeEach(async () => {
+  fixture = await createFixture(ctx.pool);
+});
+
+afterAll(() => ctx.close());
+
+interface ChangeRow {
+  id: string;
+  status: TransactionStatus;
+  previousStatus: TransactionStatus | null;
+  reason: string | null;
+  createdAt: Date;
+}
+interface EventRow {
+  id: string;
+  projectId: string;
+  eventType: string;
+  payload: TransactionStatusChangePayload;
+  createdAt: Date;
+  dispatchedAt: Date | null;
+}
+
+async function changes(projectId: string, id: string): Promise<ChangeRow[]> {
+  const result = await ctx.pool.query<ChangeRow>(
+    `SELECT id::text, status, previous_status AS "previousStatus", reason, created_at AS "createdAt"
+       FROM transaction_status_change c WHERE project_id = $1 AND transaction_id = $2 ORDER BY c.id`,
+    [projectId, id],
+  );
+  return result.rows;
+}
+
+async function events(projectId: string, id: string): Promise<EventRow[]> {
+  const result = await ctx.pool.query<EventRow>(
+    `SELECT id, project_id AS "projectId", event_type AS "eventType", payload, created_at AS "createdAt",
+            dispatched_at AS "dispatchedAt"
+       FROM event WHERE project_id = $1 AND payload -> 'data' ->> 'transactionId' = $2 ORDER BY created_at`,
+    [projectId, id],
+  );
+  return result.rows;
+}
+
+describe("create", () => {
+  test("stores a PENDING transaction with its first status change and its outbox event", async () => {
+    const input = newTransaction(fixture, { valueWei: 10n ** 30n, args: { value: "42", list: [1, { a: "b" }] } });
+
+    const result = await repository.create(input);
+
+    expect(result).toEqual({
+      created: true,
+      transaction: {
+        ...input,
+        status: "PENDING",
+        fromAddress: null,
+        nonce: null,
+        gasLimit: null,
+        hash: null,
+        blockNumber: null,
+        error: null,
+        createdAt: expect.any(Date),
+        updatedAt: expect.any(Date),
+      },
+    });
+    if (!result.created) throw new Error("not created");
+    expect(await repository.findById(input.projectId, input.id)).toEqual(result.transaction);
+
+    const [change, ...moreChanges] = await changes(input.projectId, input.id);
+    expect(moreChanges).toEqual([]);
+    expect(change).toMatchObject({ status: "PENDING", previousStatus: null, reason: null, createdAt: result.transaction.createdAt });
+
+    const [event, ...moreEvents] = await events(input.projectId, input.id);
+    expect(moreEvents).toEqual([]);
+    expect(event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      projectId: input.projectId,
+      eventType: "TransactionStatusChange",
+      createdAt: result.transaction.createdAt,
+      dispatchedAt: null,
+      payload: {
+        id: event?.id,
+        eventType: "TransactionStatusChange",
+        projectId: input.projectId,
+        createdAt: result.transaction.createdAt.toISOString(),
+        data: {
+          transactionId: input.id,
+          chainId: fixture.chainId.toString(),
+          status: "PENDING",
+          previousStatus: null,
+          hash: null,
+          blockNumber: null,
+          from: null,
+          nonce: null,
+          reason: null,
+        },
+      },
+    });
+  });
+
+  test("a second create with the same id, whatever its body, creates nothing and names the first", async () => {
+    const first = newTransaction(fixture);
+    await repository.create(first);
+
+    const again = await repository.create({ ...first, functionSignature: "function other()", args: [], valueWei: 5n });
+
+    expect(again).toEqual({ created: false, existingId: first.id });
+    expect(await repository.findById(first.projectId, first.id)).toMatchObject({
+      functionSignature: first.functionSignature,
+      valueWei: 0n,
+    });
+    expect(await changes(first.projectId, first.id)).toHaveLength(1);
+    expect(await events(first.projectId, first.id)).toHaveLength(1);
+  });
+
+  test("the same id in two projects is two transactions", async () => {
+    const other = await createFixture(ctx.pool);
+    const id = randomUUID();
+
+    const results = await Promise.all([
+      repository.create(newTransaction(fixture, { id })),
+      repository.create(newTransaction(other, { id })),
+    ]);
+
+    expect(results.map((r) => r.created)).toEqual([true, true]);
+  });
+
+  test("20 concurrent creates with the same id: exactly one is created, with one change and one event", async () => {
+    const input = newTransaction(fixture);
+
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => repository.create({ ...input, args: { i } })));
+
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(results.filter((r) => !r.created)).toEqual(Array(19).fill({ created: false, existingId: input.id }));
+    expect(await changes(input.projectId, input.id)).toHaveLength(1);
+    expect(await events(input.projectId, input.id)).toHaveLength(1);
+  });
+
+  test("an unknown chain is refused by its foreign key, and nothing is written", async () => {
+    const unknownChain = (await createFixture(ctx.pool, 0)).chainId + 1n;
+    const input = newTransaction(fixture, { chainId: unknownChain });
+
+    await expect(repository.create(input)).rejects.toThrow(/foreign key/);
+    expect(await repository.findById(input.projectId, input.id)).toBeNull();
+    expect(await events(input.projectId, input.id)).toEqual([]);
+  });
+});
+
+describe("move", () => {
+  async function created(): Promise<string> {
+    const input = newTransaction(fixture);
+    await repository.create(input);
+    return input.id;
+  }
+
+  test("moves a transaction, sets the given fields, and records the change and its event from the row", async () => {
+    const id = await created();
+    const from = fixture.wallets[0] as string;
+
+    const moved = await repository.move(fixture.projectId, id, {
+      from: "PENDING",
+      to: "SUBMITTED",
+      reason: "broadcast",
+      set: { fromAddress: from, nonce: 7n, gasLimit: 21_000n, hash: "0xabc" },
+    });
+
+    expect(moved).toBe(true);
+    const transaction = await repository.findById(fixture.projectId, id);
+    expect(transaction).toMatchObject({
+      status: "SUBMITTED",
+      fromAddress: from,
+      nonce: 7n,
+      gasLimit: 21_000n,
+      hash: "0xabc",
+      error: null,
+    });
+    const last = (await changes(fixture.projectId, id)).at(-1);
+    expect(last).toMatchObject({
+      status: "SUBMITTED",
+      previousStatus: "PENDING",
+      reason: "broadcast",
+      createdAt: transaction?.updatedAt,
+    });
+    const event = (await events(fixture.projectId, id)).find((e) => e.payload.data.status === "SUBMITTED");
+    expect(event?.payload).toEqual({
+      id: event?.id,
+      eventType: "TransactionStatusChange",
+      projectId: fixture.projectId,
+      createdAt: transaction?.updatedAt.toISOString(),
+      data: {
+        transactionId: id,
+        chainId: fixture.chainId.toString(),
+        status: "SUBMITTED",
+        previousStatus: "PENDING",
+        hash: "0xabc",
+        blockNumber: null,
+        from,
+        nonce: "7",
+        reason: "broadcast",
+      },
+    });
+  });
+
+  test("is conditional on the previous status: of two concurrent moves from PENDING exactly one wins", async () => {
+    const id = await created();
+
+    const results = await Promise.all([
+      repository.move(fixture.projectId, id, { from: "PENDING", to: "SUBMITTED", set: { hash: "0x1" } }),
+      repository.move(fixture.projectId, id, { from: "PENDING", to: "INVALID", reason: "execution reverted" }),
+    ]);
+
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results[0] ? "SUBMITTED" : "INVALID";
+    expect((await repository.findById(fixture.projectId, id))?.status).toBe(winner);
+    expect((await changes(fixture.projectId, id)).map((c) => c.status)).toEqual(["PENDING", winner]);
+    expect(await events(fixture.projectId, id)).toHaveLength(2);
+  });
+
+  test("from a status the transaction is not in (or of an unknown transaction) changes nothing", async () => {
+    const id = await created();
+    const before = await repository.findById(fixture.projectId, id);
+
+    expect(await repository.move(fixture.projectId, id, { from: "SUBMITTED", to: "CONFIRMED" })).toBe(false);
+    expect(await repository.move(fixture.projectId, randomUUID(), { from: "PENDING", to: "FAILED" })).toBe(false);
+    expect(await repository.move(randomUUID(), id, { from: "PENDING", to: "FAILED" })).toBe(false);
+
+    expect(await repository.findById(fixture.projectId, id)).toEqual(before);
+    expect(await changes(fixture.projectId, id)).toHaveLength(1);
+    expect(await events(fixture.projectId, id)).toHaveLength(1);
+  });
+
+  test("a move outside the lifecycle is refused with a non-retryable INTERNAL error before touching the row", async () => {
+    const id = await created();
+    const before = await repository.findById(fixture.projectId, id);
+
+    for (const [from, to] of [
+      ["PENDING", "CONFIRMED"],
+      ["PENDING", "PENDING"],
+      ["CONFIRMED", "PENDING"],
+      ["FAILED", "PENDING"],
+      ["PAUSED", "SUBMITTED"],
+    ] as const) {
+      const move = repository.move(fixture.projectId, id, { from, to });
+      await expect(move).rejects.toBeInstanceOf(AppError);
+      await expect(move).rejects.toMatchObject({ code: "INTERNAL", retryable: false });
+    }
+
+    expect(await repository.findById(fixture.projectId, id)).toEqual(before);
+    expect(await changes(fixture.projectId, id)).toHaveLength(1);
+  });
+
+  test("every move writes exactly one status change and one event, in order", async () => {
+    const id = await created();
+    const path: Array<{
+      from: TransactionStatus;
+      to: TransactionStatus;
+      reason: string;
+      set?: { hash?: string; blockNumber?: bigint };
+    }> = [
+      { from: "PENDING", to: "PAUSED", reason: "insufficient funds: needs 21000000000000 wei" },
+      { from: "PAUSED", to: "PENDING", reason: "funded" },
+      { from: "PENDING", to: "SUBMITTED", reason: "broadcast", set: { hash: "0x01" } },
+      { from: "SUBMITTED", to: "SUBMITTED", reason: "stuck: fees raised 12.5%", set: { hash: "0x02" } },
+      { from: "SUBMITTED", to: "CONFIRMED", reason: "mined", set: { blockNumber: 1234n } },
+    ];
+
+    for (const move of path) {
+      expect(await repository.move(fixture.projectId, id, move)).toBe(true);
+      const all = await changes(fixture.projectId, id);
+      expect(all.at(-1)).toMatchObject({ status: move.to, previousStatus: move.from, reason: move.reason });
+    }
+
+    const history = await repository.history(fixture.projectId, id);
+    expect(history.map((c) => [c.previousStatus, c.status, c.reason])).toEqual([
+      [null, "PENDING", null],
+      ...path.map((m) => [m.from, m.to, m.reason]),
+    ]);
+    expect(history.map((c) => c.id)).toEqual([...history.map((c) => c.id)].sort((a, b) => (a < b ? -1 : 1)));
+    expect(history.every((c, i) => i === 0 || c.createdAt >= (history[i - 1]?.createdAt as Date))).toBe(true);
+
+    // One event per change, carrying the change's time, statuses and reason, in the same order.
+    const outbox = await events(fixture.projectId, id);
+    expect(outbox).toHaveLength(history.length);
+    const eventFor = (c: (typeof history)[number]) =>
+      outbox.filter(({ payload: { data } }) => data.status === c.status && data.previousStatus === c.previousStatus && data.reason === c.reason);
+    for (const change of history) {
+      const matching = eventFor(change);
+      expect(matching).toHaveLength(1);
+      expect(matching[0]?.createdAt).toEqual(change.createdAt);
+      expect(matching[0]?.payload.createdAt).toBe(change.createdAt.toISOString());
+    }
+    const last = outbox.find((e) => e.payload.data.status === "CONFIRMED");
+    expect(last?.payload.data).toMatchObject({ hash: "0x02", blockNumber: "1234" });
+  });
+
+  test("the error column holds the reason of INVALID, PAUSED, REVERTED and FAILED, and is cleared otherwise", async () => {
+    const id = await created();
+    const error = async () => (await repository.findById(fixture.projectId, id))?.error;
+
+    await repository.move(fixture.projectId, id, { from: "PENDING", to: "PAUSED", reason: "insufficient funds" });
+    expect(await error()).toBe("insufficient funds");
+    await repository.move(fixture.projectId, id, { from: "PAUSED", to: "PENDING", reason: "funded" });
+    expect(await error()).toBeNull();
+    await repository.move(fixture.projectId, id, { from: "PENDING", to: "SUBMITTED", set: { hash: "0x01" } });
+    await repository.move(fixture.projectId, id, {
+      from: "SUBMITTED",
+      to: "REVERTED",
+      reason: "reverted in block 9",
+      set: { error: "execution reverted: Ownable" },
+    });
+    expect(await error()).toBe("execution reverted: Ownable");
+  });
+
+  test("a field set to null is cleared; one left out keeps its value", async () => {
+    const id = await created();
+    await repository.move(fixture.projectId, id, { from: "PENDING", to: "SUBMITTED", set: { hash: "0x01", gasLimit: 50_000n } });
+
+    await repository.move(fixture.projectId, id, { from: "SUBMITTED", to: "SUBMITTED", set: { hash: null } });
+
+    expect(await repository.findById(fixture.projectId, id)).toMatchObject({ hash: null, gasLimit: 50_000n });
+  });
+});
+
+describe("findUnfinished", () => {
+  test("returns PENDING, SUBMITTED and PAUSED transactions untouched since the cutoff, oldest first", async () => {
+    const ids: Record<string, string> = {};
+    for (const status of ["PENDING", "SUBMITTED", "PAUSED", "CONFIRMED", "INVALID"] as const) {
+      const input = newTransaction(fixture);
+      await repository.create(input);
+      ids[status] = input.id;
+      if (status === "SUBMITTED" || status === "CONFIRMED") {
+        await repository.move(fixture.projectId, input.id, { from: "PENDING", to: "SUBMITTED", set: { hash: randomUUID() } });
+      }
+      if (status === "CONFIRMED") await repository.move(fixture.projectId, input.id, { from: "SUBMITTED", to: "CONFIRMED" });
+      if (status === "PAUSED" || status === "INVALID") {
+        await repository.move(fixture.projectId, input.id, { from: "PENDING", to: status });
+      }
+    }
+    const before = new Date(Date.now() - 60_000);
+
+    const mine = (await repository.findUnfinished({ olderThan: new Date(Date.now() + 1000), limit: 100_000 })).filter(
+      (t) => t.projectId === fixture.projectId,
+    );
+
+    expect(mine.map((t) => [t.status, t.id]).sort()).toEqual([
+      ["PAUSED", ids.PAUSED],
+      ["PENDING", ids.PENDING],
+      ["SUBMITTED", ids.SUBMITTED],
+    ]);
+    expect(mine.every((t, i) => i === 0 || t.updatedAt >= (mine[i - 1]?.updatedAt as Date))).toBe(true);
+    const older = await repository.findUnfinished({ olderThan: before, limit: 100_000 });
+    expect(older.filter((t) => t.projectId === fixture.projectId)).toEqual([]);
+    const one = await repository.findUnfinished({ olderThan: new Date(Date.now() + 1000), limit: 1 });
+    expect(one).toHaveLength(1);
+  });
+});
+
+describe("attempts", () => {
+  test("are stored before broadcast, marked broadcast once, listed oldest first; the same signed bytes store once", async () => {
+    const input = newTransaction(fixture);
+    await repository.create(input);
+    const base = {
+      projectId: fixture.projectId,
+      transactionId: input.id,
+      chainId: fixture.chainId,
+      fromAddress: fixture.wallets[0] as string,
+      nonce: 3n,
+      type: 2 as const,
+      gasLimit: 21_000n,
+      maxFeePerGasWei: 2n * 10n ** 9n,
+      maxPriorityFeePerGasWei: 10n ** 9n,
+    };
+    const hash1 = `0x${randomUUID().replace(/-/g, "")}`;
+    const hash2 = `0x${randomUUID().replace(/-/g, "")}`;
+
+    const first = await repository.recordAttempt({ ...base, hash: hash1, rawTransaction: Uint8Array.from([2, 1, 1]) });
+    expect(first).toEqual({
+      ...base,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      hash: hash1,
+      rawTransaction: Uint8Array.from([2, 1, 1]),
+      gasPriceWei: null,
+      createdAt: expect.any(Date),
+      broadcastAt: null,
+    });
+    expect(await repository.recordAttempt({ ...base, hash: hash1, rawTransaction: Uint8Array.from([2, 1, 1]) })).toEqual(first);
+
+    expect(await repository.markAttemptBroadcast(hash1)).toBe(true);
+    expect(await repository.markAttemptBroadcast(hash1)).toBe(false);
+    expect(await repository.markAttemptBroadcast("0xunknown")).toBe(false);
+
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await repository.recordAttempt({
+      ...base,
+      hash: hash2,
+      rawTransaction: Uint8Array.from([2, 1, 2]),
+      maxFeePerGasWei: 3n * 10n ** 9n,
+    });
+
+    const attempts = await repository.attempts(fixture.projectId, input.id);
+    expect(attempts.map((a) => a.hash)).toEqual([hash1, hash2]);
+    expect(attempts[0]?.broadcastAt).toBeInstanceOf(Date);
+    expect(attempts[1]).toEqual(second);
+    expect(await repository.attempts(fixture.projectId, randomUUID())).toEqual([]);
+  });
+
+  test("a hash stored for another transaction is not taken over", async () => {
+    const a = newTransaction(fixture);
+    const b = newTransaction(fixture);
+    await repository.create(a);
+    await repository.create(b);
+    const attempt = {
+      projectId: fixture.projectId,
+      chainId: fixture.chainId,
+      fromAddress: fixture.wallets[0] as string,
+      nonce: 0n,
+      hash: `0x${randomUUID().replace(/-/g, "")}`,
+      rawTransaction: Uint8Array.from([1]),
+      type: 0 as const,
+      gasLimit: 21_000n,
+      gasPriceWei: 10n ** 9n,
+    };
+    await repository.recordAttempt({ ...attempt, transactionId: a.id });
+
+    await expect(repository.recordAttempt({ ...attempt, transactionId: b.id })).rejects.toThrow();
+  });
+});

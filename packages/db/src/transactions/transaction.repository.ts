@@ -1,0 +1,230 @@
+import { randomUUID } from "node:crypto";
+import { AppError, toError } from "@relay/core";
+import type { Database, Sql } from "../client";
+import { attemptData, toAttempt, type AttemptRecord, type NewAttempt } from "./attempt-record";
+import { assertCanMove, ERROR_STATUSES, UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
+import { ALLOCATE_NONCE, BINDING, CREATE, FIND_BY_ID, FIND_UNFINISHED, MOVE } from "./transaction.sql";
+import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
+
+/**
+ * Transactions, their status history, their signed attempts and the wallets' nonces
+ * (docs/transactions.md).
+ *
+ * - create(input): inserts a PENDING transaction with its first status change and outbox event;
+ *   `{ created: false }` when the project already has a transaction with this id.
+ * - move(projectId, id, { from, to, reason?, set? }): `from` → `to` if the transaction is still in
+ *   `from`, with a status change and an outbox event; false when it is not (another worker moved
+ *   it first: do nothing on chain). A move outside the lifecycle table throws.
+ * - allocateNonce({ projectId, transactionId, address, chainPendingNonce }): binds the wallet's
+ *   next nonce to a PENDING transaction, or returns the binding it already has.
+ * - recordAttempt / markAttemptBroadcast / attempts: the signed transactions, stored before they
+ *   are broadcast.
+ * - findById, history, findUnfinished: reads.
+ *
+ * The writes on every request and every worker step (create, move, allocateNonce) and the reads of
+ * transaction rows are hand-written SQL on the shared pg pool, each one statement, so one round
+ * trip and one database transaction; the rest goes through Prisma. The timestamps of a
+ * transaction, its history and its events come from the database clock (one `now()` per change).
+ */
+
+export type TransactionDatabase = Pick<Database, "transactionStatusChange" | "transactionAttempt">;
+
+export interface TransactionRepositoryDeps {
+  sql: Sql;
+  db: TransactionDatabase;
+}
+
+export interface NewTransaction {
+  projectId: string;
+  /** The client's requestId, or a generated UUID. */
+  id: string;
+  chainId: bigint;
+  contractAddress: string;
+  functionSignature: string;
+  args: JsonValue;
+  calldata: Uint8Array;
+  valueWei?: bigint;
+}
+
+export type CreateResult = { created: true; transaction: TransactionRecord } | { created: false; existingId: string };
+
+/** Columns a move may set with the status. A key left out keeps its value; null clears it. */
+export interface MoveFields {
+  fromAddress?: string | null;
+  nonce?: bigint | null;
+  gasLimit?: bigint | null;
+  hash?: string | null;
+  blockNumber?: bigint | null;
+  /** Defaults to `reason` when moving to INVALID, PAUSED, REVERTED or FAILED, to null otherwise. */
+  error?: string | null;
+}
+
+export interface Move {
+  from: TransactionStatus;
+  to: TransactionStatus;
+  /** Recorded in the history and sent in the event. */
+  reason?: string | null;
+  set?: MoveFields;
+}
+
+export interface NonceBinding {
+  fromAddress: string;
+  nonce: bigint;
+  /** False when the transaction was already bound (a retry): use this binding, take no new nonce. */
+  allocated: boolean;
+}
+
+export interface StatusChangeRecord {
+  id: bigint;
+  status: TransactionStatus;
+  previousStatus: TransactionStatus | null;
+  reason: string | null;
+  createdAt: Date;
+}
+
+const UNIQUE_VIOLATION = "23505";
+const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
+
+/** MoveFields as the jsonb MOVE reads: only present keys, integers as decimal strings. */
+function moveFields(set: MoveFields): Record<string, string | null> {
+  const fields: Record<string, string | null> = {};
+  for (const [key, value] of Object.entries(set)) {
+    if (key === "error" || value === undefined) continue;
+    fields[key] = value === null ? null : String(value);
+  }
+  return fields;
+}
+
+export function createTransactionRepository({ sql, db }: TransactionRepositoryDeps) {
+  return {
+    create: async (input: NewTransaction): Promise<CreateResult> => {
+      const result = await sql.query<TransactionRow>({ name: "transaction.create", text: CREATE }, [
+        input.projectId,
+        input.id,
+        input.chainId.toString(),
+        input.contractAddress,
+        input.functionSignature,
+        JSON.stringify(input.args),
+        asBuffer(input.calldata),
+        (input.valueWei ?? 0n).toString(),
+        randomUUID(),
+      ]);
+      const row = result.rows[0];
+      return row ? { created: true, transaction: toTransaction(row) } : { created: false, existingId: input.id };
+    },
+
+    move: async (projectId: string, id: string, move: Move): Promise<boolean> => {
+      assertCanMove(move.from, move.to);
+      const reason = move.reason ?? null;
+      const set = move.set ?? {};
+      const error = set.error !== undefined ? set.error : ERROR_STATUSES.includes(move.to) ? reason : null;
+      const result = await sql.query({ name: "transaction.move", text: MOVE }, [
+        projectId,
+        id,
+        move.from,
+        move.to,
+        JSON.stringify(moveFields(set)),
+        error,
+        reason,
+        randomUUID(),
+      ]);
+      return result.rowCount === 1;
+    },
+
+    /**
+     * Null when the transaction does not exist or is no longer PENDING without a nonce binding.
+     * `address` must be a wallet of the transaction's project, checksummed like wallet.address.
+     */
+    allocateNonce: async (input: {
+      projectId: string;
+      transactionId: string;
+      address: string;
+      chainPendingNonce: bigint;
+    }): Promise<NonceBinding | null> => {
+      const params = [input.projectId, input.transactionId, input.address];
+      const bound = await sql
+        .query<{ fromAddress: string; nonce: string }>({ name: "transaction.allocateNonce", text: ALLOCATE_NONCE }, [
+          ...params,
+          input.chainPendingNonce.toString(),
+        ])
+        .catch((e: unknown) => {
+          if (codeOf(e) !== UNIQUE_VIOLATION) throw e;
+          throw new AppError("INTERNAL", `wallet_nonce of ${input.address} is behind a nonce already bound; reconcile it`, {
+            cause: toError(e),
+          });
+        });
+      const row = bound.rows[0];
+      if (row) return { fromAddress: row.fromAddress, nonce: BigInt(row.nonce), allocated: true };
+
+      const existing = (
+        await sql.query<{ fromAddress: string | null; nonce: string | null; walletOfProject: boolean }>(
+          { name: "transaction.binding", text: BINDING },
+          params,
+        )
+      ).rows[0];
+      if (!existing) return null;
+      if (existing.fromAddress !== null && existing.nonce !== null) {
+        return { fromAddress: existing.fromAddress, nonce: BigInt(existing.nonce), allocated: false };
+      }
+      if (!existing.walletOfProject) {
+        throw new AppError("INTERNAL", `${input.address} is not a wallet of project ${input.projectId}`);
+      }
+      return null;
+    },
+
+    findById: async (projectId: string, id: string): Promise<TransactionRecord | null> => {
+      const result = await sql.query<TransactionRow>({ name: "transaction.findById", text: FIND_BY_ID }, [projectId, id]);
+      const row = result.rows[0];
+      return row ? toTransaction(row) : null;
+    },
+
+    /** PENDING, SUBMITTED and PAUSED transactions not touched since `olderThan`, oldest first. */
+    findUnfinished: async (query: { olderThan: Date; limit: number }): Promise<TransactionRecord[]> => {
+      const result = await sql.query<TransactionRow>(FIND_UNFINISHED, [UNFINISHED_STATUSES, query.olderThan, query.limit]);
+      return result.rows.map(toTransaction);
+    },
+
+    /** Every status the transaction took, oldest first. */
+    history: (projectId: string, id: string): Promise<StatusChangeRecord[]> =>
+      db.transactionStatusChange.findMany({
+        where: { projectId, transactionId: id },
+        orderBy: { id: "asc" },
+        select: { id: true, status: true, previousStatus: true, reason: true, createdAt: true },
+      }),
+
+    /**
+     * Stores a signed transaction before it is broadcast. Storing the same signed transaction
+     * again (same hash: deterministic signatures) returns the stored one.
+     */
+    recordAttempt: async (input: NewAttempt): Promise<AttemptRecord> => {
+      try {
+        return toAttempt(await db.transactionAttempt.create({ data: attemptData(input) }));
+      } catch (e) {
+        if (codeOf(e) !== "P2002") throw e;
+        const stored = await db.transactionAttempt.findUnique({ where: { hash: input.hash } });
+        if (!stored || stored.projectId !== input.projectId || stored.transactionId !== input.transactionId) throw e;
+        return toAttempt(stored);
+      }
+    },
+
+    /** Records the first broadcast of an attempt; false when unknown or already recorded. */
+    markAttemptBroadcast: async (hash: string): Promise<boolean> => {
+      const { count } = await db.transactionAttempt.updateMany({
+        where: { hash, broadcastAt: null },
+        data: { broadcastAt: new Date() },
+      });
+      return count === 1;
+    },
+
+    /** The transaction's signed attempts, oldest first (the last one is the live one). */
+    attempts: async (projectId: string, id: string): Promise<AttemptRecord[]> =>
+      (
+        await db.transactionAttempt.findMany({
+          where: { projectId, transactionId: id },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        })
+      ).map(toAttempt),
+  };
+}
+
+export type TransactionRepository = ReturnType<typeof createTransactionRepository>;

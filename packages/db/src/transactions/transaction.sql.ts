@@ -1,0 +1,89 @@
+import { statusChangeAndEventCtes } from "./status-change-event";
+import { TRANSACTION_COLUMNS } from "./transaction-record";
+
+/**
+ * The hand-written statements of the transaction repository. Each is one statement, so each is
+ * one database transaction in one round trip: data-modifying CTEs commit together or not at all.
+ */
+
+/** $1 project, $2 id, $3 chain, $4 contract, $5 function signature, $6 args, $7 calldata, $8 value, $9 event id. */
+export const CREATE = `
+  WITH changed AS (
+    INSERT INTO transaction AS t
+      (project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei)
+    VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)
+    ON CONFLICT (project_id, id) DO NOTHING
+    RETURNING ${TRANSACTION_COLUMNS},
+              t.created_at AS "changedAt", NULL::"TransactionStatus" AS "previousStatus", NULL::text AS reason
+  ),${statusChangeAndEventCtes("$9")}
+  SELECT * FROM changed`;
+
+/**
+ * $1 project, $2 id, $3 expected status, $4 next status, $5 fields to set (jsonb: a key that is
+ * present is set, a JSON null clears it, integers as strings), $6 error, $7 reason, $8 event id.
+ * `status = $3` is what lets exactly one of two racing workers move a transaction.
+ */
+export const MOVE = `
+  WITH changed AS (
+    UPDATE transaction AS t SET
+      status       = $4,
+      from_address = CASE WHEN $5::jsonb ? 'fromAddress' THEN $5::jsonb ->> 'fromAddress' ELSE t.from_address END,
+      nonce        = CASE WHEN $5::jsonb ? 'nonce' THEN ($5::jsonb ->> 'nonce')::bigint ELSE t.nonce END,
+      gas_limit    = CASE WHEN $5::jsonb ? 'gasLimit' THEN ($5::jsonb ->> 'gasLimit')::bigint ELSE t.gas_limit END,
+      hash         = CASE WHEN $5::jsonb ? 'hash' THEN $5::jsonb ->> 'hash' ELSE t.hash END,
+      block_number = CASE WHEN $5::jsonb ? 'blockNumber' THEN ($5::jsonb ->> 'blockNumber')::bigint ELSE t.block_number END,
+      error        = $6,
+      updated_at   = now()
+    WHERE t.project_id = $1 AND t.id = $2 AND t.status = $3
+    RETURNING ${TRANSACTION_COLUMNS},
+              t.updated_at AS "changedAt", $3::"TransactionStatus" AS "previousStatus", $7::text AS reason
+  ),${statusChangeAndEventCtes("$8")}
+  SELECT * FROM changed`;
+
+/**
+ * $1 project, $2 id, $3 wallet address, $4 the chain's pending nonce of the wallet.
+ *
+ * Locks the transaction row while it is PENDING and unbound, so two attempts to bind the same
+ * transaction queue up and the second finds it bound (and takes no nonce). The wallet's counter
+ * is taken with an upsert: the first use starts at the chain's pending nonce (or past the highest
+ * nonce already bound, should the counter row ever be lost), every later use is `next + 1`; the
+ * row lock on wallet_nonce orders concurrent allocations of one wallet and is held only for this
+ * statement. UNIQUE (chain_id, from_address, nonce) rejects a nonce bound twice, and the whole
+ * statement with it, the increment included.
+ */
+export const ALLOCATE_NONCE = `
+  WITH target AS (
+    SELECT t.chain_id FROM transaction t
+     WHERE t.project_id = $1 AND t.id = $2 AND t.status = 'PENDING' AND t.nonce IS NULL
+       AND EXISTS (SELECT 1 FROM wallet w WHERE w.address = $3 AND w.project_id = $1)
+       FOR UPDATE OF t
+  ),
+  allocated AS (
+    INSERT INTO wallet_nonce AS w (chain_id, address, next)
+    SELECT target.chain_id, $3,
+           GREATEST($4::bigint,
+                    (SELECT max(b.nonce) + 1 FROM transaction b WHERE b.chain_id = target.chain_id AND b.from_address = $3)) + 1
+      FROM target
+    ON CONFLICT (chain_id, address) DO UPDATE SET next = w.next + 1, updated_at = now()
+    RETURNING w.next - 1 AS nonce
+  )
+  UPDATE transaction AS t SET from_address = $3, nonce = a.nonce, updated_at = now()
+    FROM allocated a
+   WHERE t.project_id = $1 AND t.id = $2
+  RETURNING t.from_address AS "fromAddress", t.nonce::text AS nonce`;
+
+/** $1 project, $2 id, $3 wallet address: why ALLOCATE_NONCE bound nothing. */
+export const BINDING = `
+  SELECT t.from_address AS "fromAddress", t.nonce::text AS nonce,
+         EXISTS (SELECT 1 FROM wallet w WHERE w.address = $3 AND w.project_id = $1) AS "walletOfProject"
+    FROM transaction t
+   WHERE t.project_id = $1 AND t.id = $2`;
+
+export const FIND_BY_ID = `SELECT ${TRANSACTION_COLUMNS} FROM transaction t WHERE t.project_id = $1 AND t.id = $2`;
+
+/** $1 statuses, $2 cutoff, $3 limit; served by the (status, updated_at) index. */
+export const FIND_UNFINISHED = `
+  SELECT ${TRANSACTION_COLUMNS} FROM transaction t
+   WHERE t.status = ANY ($1::"TransactionStatus"[]) AND t.updated_at < $2
+   ORDER BY t.updated_at
+   LIMIT $3`;
