@@ -72,6 +72,7 @@ async function main() {
     [
       { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
       { name: "signing-worker", entry: "apps/signing-worker/src/main.ts", env: workerEnv },
+      { name: "tx-worker", entry: "apps/tx-worker/src/main.ts", env: workerEnv },
     ],
     join(devDir, "logs"),
     say,

@@ -2,7 +2,15 @@ import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
 import type { Logger } from "@relay/core";
-import { createSignatureRepository, createWalletRepository, createApiKeyRepository, type Database, type Sql } from "@relay/db";
+import {
+  createApiKeyRepository,
+  createChainRepository,
+  createSignatureRepository,
+  createTransactionRepository,
+  createWalletRepository,
+  type Database,
+  type Sql,
+} from "@relay/db";
 import type { Producer, Redis, ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { errorHandler, notFound } from "./middleware/errors";
@@ -11,12 +19,16 @@ import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
 import { personalSignRoutes } from "./routes/personal-sign.routes";
 import { createPersonalSignService } from "./services/personal-sign.service";
+import { createSendTransactionService } from "./services/send-transaction.service";
+import { transactionRoutes } from "./routes/transactions.routes";
 import { buildOpenApiDocument } from "./openapi";
 
 export interface GatewayDeps {
   db: Database;
-  /** Pool for the hand-written hot-path SQL (signature records; may commit asynchronously). */
+  /** The pool `db` runs on, for hand-written SQL that must be durable (transactions). */
   sql: Sql;
+  /** Pool for signature records only; may commit asynchronously (docs/decisions.md). */
+  signatureSql: Sql;
   redis: Redis;
   producer: Producer;
   signResults: ResultWaiter;
@@ -65,7 +77,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.use(docsRoutes(buildOpenApiDocument()));
 
-  const signatures = createSignatureRepository(deps.sql);
+  const signatures = createSignatureRepository(deps.signatureSql);
   app.use(
     ["/wallet", "/transact", "/webhook"],
     authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
@@ -80,6 +92,20 @@ export function createApp(deps: GatewayDeps): Express {
         producer: deps.producer,
         results: deps.signResults,
         timeoutMs: settings.signTimeoutMs,
+        logger: deps.logger,
+      }),
+    }),
+  );
+
+  const transactions = createTransactionRepository({ sql: deps.sql, db });
+  app.use(
+    transactionRoutes({
+      transactions,
+      sendTransaction: createSendTransactionService({
+        transactions,
+        chains: createChainRepository(db),
+        wallets: createWalletRepository(db),
+        producer: deps.producer,
         logger: deps.logger,
       }),
     }),

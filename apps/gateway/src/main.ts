@@ -18,7 +18,7 @@ async function main() {
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
   await signResults.ready();
 
-  const app = createApp({ db, sql: signaturePool, redis, producer, signResults, logger, settings: config });
+  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, settings: config });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });
@@ -36,7 +36,7 @@ async function main() {
     stopping = true;
     logger.info({ signal }, "stopping: no new connections, finishing requests in flight");
     server.close(() => {
-      void Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), signaturePool.end()]).then(async () => {
+      void Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), pool.end(), signaturePool.end()]).then(async () => {
         await redis.quit().catch(() => undefined);
         logger.info("stopped");
         process.exit(0);

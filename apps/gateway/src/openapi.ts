@@ -7,6 +7,13 @@ import {
   signatureIdParams,
   signatureRecordResponse,
 } from "./routes/personal-sign.schema";
+import {
+  duplicateTransactionBody,
+  sendTransactionRequest,
+  sendTransactionResponse,
+  transactionParams,
+  transactionRecordResponse,
+} from "./routes/transactions.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -47,6 +54,33 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: signatureIdParams },
     responses: { 200: json(signatureRecordResponse, "The stored signature"), 404: json(errorBody, "No such signature in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/transact/sendTransaction",
+    summary: "Call a contract function from one of the project's wallets",
+    description:
+      "Accepted means stored: the relay picks a project wallet, simulates, allocates the nonce, prices fees, signs, broadcasts and follows the transaction to CONFIRMED, REVERTED, INVALID or FAILED (PAUSED while the wallet cannot pay).",
+    security: secured,
+    request: { body: { content: { "application/json": { schema: sendTransactionRequest } } } },
+    responses: {
+      200: json(sendTransactionResponse, "Accepted; `transactionId` is your requestId or a generated one"),
+      400: json(errorBody, "Bad Request: a field, the function signature or an argument is wrong (the message names it), or the chain is unknown"),
+      409: json(duplicateTransactionBody, "Duplicate Transaction: the requestId was used before; `transactionId` is the first transaction"),
+      422: json(errorBody, "Invalid Request ID: requestId is not a UUID"),
+      500: json(z.object({}), "Internal Error (no fields)"),
+      ...common,
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/transactions/{transactionId}",
+    summary: "Read a transaction: status, history, attempts",
+    security: secured,
+    request: { params: transactionParams },
+    responses: { 200: json(transactionRecordResponse, "The transaction"), 404: json(errorBody, "No such transaction in this project"), ...common },
   });
 
   registry.registerPath({

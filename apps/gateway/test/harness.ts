@@ -6,6 +6,7 @@ import { createDatabase, createPool, createWalletRepository, type Database } fro
 import { createLocalSigner, type Kek } from "@relay/custody";
 import { createProducer, createRedis, createResultWaiter, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
+import { createTxWorker } from "@relay/tx-worker";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
 
@@ -30,6 +31,9 @@ export interface Harness {
   logs: string[];
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  /** The transaction worker, in-process (tests of sendTransaction start it). */
+  startTxWorker(options?: { concurrency?: number }): Promise<void>;
+  stopTxWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,6 +53,7 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
   const app = createApp({
     db,
     sql: pool,
+    signatureSql: pool,
     redis,
     producer,
     signResults,
@@ -69,6 +74,8 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
   const { port } = server.address() as AddressInfo;
 
   let worker: WorkerGroup | undefined;
+  let txWorker: WorkerGroup | undefined;
+  const txRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
   const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
     db,
@@ -84,13 +91,31 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
       await worker?.close();
       worker = undefined;
     },
+    startTxWorker: async (options = {}) => {
+      txWorker = createTxWorker({
+        db,
+        sql: pool,
+        redis: txRedis,
+        signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }),
+        logger,
+        queuePrefix: prefix,
+        concurrency: options.concurrency ?? 16,
+        rpcTimeoutMs: 10_000,
+      });
+      await txWorker.ready();
+    },
+    stopTxWorker: async () => {
+      await txWorker?.close();
+      txWorker = undefined;
+    },
     close: async () => {
       await worker?.close();
+      await txWorker?.close();
       await new Promise((r) => server.close(r));
       await signResults.close();
       await producer.close();
       await deleteRedisKeys(redis, prefix);
-      await Promise.allSettled([redis.quit(), workerRedis.quit(), db.$disconnect()]);
+      await Promise.allSettled([redis.quit(), workerRedis.quit(), txRedis.quit(), db.$disconnect(), pool.end()]);
     },
   };
   await harness.startWorker();

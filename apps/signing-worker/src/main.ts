@@ -35,7 +35,7 @@ async function main() {
     logger.info({ signal }, "stopping: finishing in-flight jobs");
     // close() waits for active jobs; anything not started stays in Redis for another replica.
     await worker.close();
-    await Promise.allSettled([db.$disconnect(), redis.quit()]);
+    await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     logger.info("stopped");
     process.exit(0);
   };

@@ -89,6 +89,25 @@ export function loadSigningWorkerConfig(env: Env = process.env): Readonly<Signin
   return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
 }
 
+const txWorkerSchema = z.object({
+  ...common,
+  ...kekFields,
+  TX_CONCURRENCY: positiveInt(32),
+  /** How long one JSON-RPC call may take before it counts as a transient failure. */
+  RPC_TIMEOUT_MS: positiveInt(10_000),
+});
+
+export interface TxWorkerConfig extends CommonConfig {
+  kek: KeyEncryptionConfig;
+  concurrency: number;
+  rpcTimeoutMs: number;
+}
+
+export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerConfig> {
+  const v = parseEnv(txWorkerSchema, env);
+  return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.TX_CONCURRENCY, rpcTimeoutMs: v.RPC_TIMEOUT_MS });
+}
+
 const cliSchema = z.object({ ...common, ...kekFields });
 const cliReadOnlySchema = z.object(common);
 

@@ -46,7 +46,8 @@ export const MOVE = `
  * Locks the transaction row while it is PENDING and unbound, so two attempts to bind the same
  * transaction queue up and the second finds it bound (and takes no nonce). The wallet's counter
  * is taken with an upsert: the first use starts at the chain's pending nonce (or past the highest
- * nonce already bound, should the counter row ever be lost), every later use is `next + 1`; the
+ * nonce already bound, should the counter row ever be lost), every later use is `next + 1`, or
+ * the chain's pending nonce + 1 when the chain is ahead (the key was used outside the relay); the
  * row lock on wallet_nonce orders concurrent allocations of one wallet and is held only for this
  * statement. UNIQUE (chain_id, from_address, nonce) rejects a nonce bound twice, and the whole
  * statement with it, the increment included.
@@ -64,7 +65,7 @@ export const ALLOCATE_NONCE = `
            GREATEST($4::bigint,
                     (SELECT max(b.nonce) + 1 FROM transaction b WHERE b.chain_id = target.chain_id AND b.from_address = $3)) + 1
       FROM target
-    ON CONFLICT (chain_id, address) DO UPDATE SET next = w.next + 1, updated_at = now()
+    ON CONFLICT (chain_id, address) DO UPDATE SET next = GREATEST(w.next, $4::bigint) + 1, updated_at = now()
     RETURNING w.next - 1 AS nonce
   )
   UPDATE transaction AS t SET from_address = $3, nonce = a.nonce, updated_at = now()

@@ -1,0 +1,36 @@
+import type { AttemptRecord, StatusChangeRecord, TransactionRecord } from "@relay/db";
+
+const text = (value: bigint | null) => (value === null ? null : value.toString());
+
+/** The read endpoint's view of a transaction: integers as decimal strings, bytes as 0x hex. */
+export function toTransactionResponse(tx: TransactionRecord, history: StatusChangeRecord[], attempts: AttemptRecord[]) {
+  return {
+    transactionId: tx.id,
+    projectId: tx.projectId,
+    chainId: Number(tx.chainId),
+    contractAddress: tx.contractAddress,
+    functionSignature: tx.functionSignature,
+    args: tx.args,
+    calldata: `0x${Buffer.from(tx.calldata).toString("hex")}`,
+    status: tx.status,
+    from: tx.fromAddress,
+    nonce: text(tx.nonce),
+    hash: tx.hash,
+    blockNumber: text(tx.blockNumber),
+    error: tx.error,
+    createdAt: tx.createdAt.toISOString(),
+    updatedAt: tx.updatedAt.toISOString(),
+    history: history.map((h) => ({ status: h.status, previousStatus: h.previousStatus, reason: h.reason, at: h.createdAt.toISOString() })),
+    attempts: attempts.map((a) => ({
+      hash: a.hash,
+      nonce: a.nonce.toString(),
+      type: a.type,
+      gasLimit: a.gasLimit.toString(),
+      maxFeePerGas: text(a.maxFeePerGasWei),
+      maxPriorityFeePerGas: text(a.maxPriorityFeePerGasWei),
+      gasPrice: text(a.gasPriceWei),
+      createdAt: a.createdAt.toISOString(),
+      broadcastAt: a.broadcastAt?.toISOString() ?? null,
+    })),
+  };
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { evmAddress } from "../http-schemas";
+
+export const sendTransactionRequest = z
+  .strictObject({
+    projectId: z.uuid({ error: "projectId must be a UUID" }).meta({ description: "Project the request is sent from" }),
+    contractAddress: evmAddress("contractAddress"),
+    chainId: z
+      .number({ error: "chainId must be an integer" })
+      .int("chainId must be an integer")
+      .positive("chainId must be positive")
+      .max(Number.MAX_SAFE_INTEGER, "chainId is too large")
+      .meta({ description: "Chain id, e.g. 1 for Ethereum mainnet", example: 31337 }),
+    functionSignature: z
+      .string({ error: "functionSignature must be a string" })
+      .min(1, "functionSignature must not be empty")
+      .meta({ description: "Human-readable signature, `function` keyword optional; tuples with named components", example: "transfer(address to, uint256 amount)" }),
+    requestId: z.uuid().optional().meta({ description: "Your id for the request; returned as transactionId. Reuse answers 409." }),
+    args: z
+      .record(z.string(), z.unknown(), { error: "args must be an object keyed by argument name or index" })
+      .optional()
+      .meta({ description: "Arguments by name or index; a tuple's value is an object keyed by component name" }),
+  })
+  .meta({ id: "SendTransactionRequest" });
+
+export const sendTransactionResponse = z.object({ transactionId: z.uuid() }).meta({ id: "SendTransactionResponse" });
+
+export const duplicateTransactionBody = z
+  .object({ message: z.string(), transactionId: z.uuid() })
+  .meta({ id: "DuplicateTransactionError" });
+
+export const transactionParams = z.object({
+  projectId: z.uuid({ error: "projectId in the path must be a UUID" }),
+  transactionId: z.uuid({ error: "transactionId in the path must be a UUID" }),
+});
+
+export const transactionRecordResponse = z
+  .object({
+    transactionId: z.uuid(),
+    projectId: z.uuid(),
+    chainId: z.number(),
+    contractAddress: z.string(),
+    functionSignature: z.string(),
+    args: z.unknown(),
+    calldata: z.string(),
+    status: z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED"]),
+    from: z.string().nullable(),
+    nonce: z.string().nullable(),
+    hash: z.string().nullable(),
+    blockNumber: z.string().nullable(),
+    error: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    history: z.array(z.object({ status: z.string(), previousStatus: z.string().nullable(), reason: z.string().nullable(), at: z.iso.datetime() })),
+    attempts: z.array(
+      z.object({
+        hash: z.string(),
+        nonce: z.string(),
+        type: z.number(),
+        gasLimit: z.string(),
+        maxFeePerGas: z.string().nullable(),
+        maxPriorityFeePerGas: z.string().nullable(),
+        gasPrice: z.string().nullable(),
+        createdAt: z.iso.datetime(),
+        broadcastAt: z.iso.datetime().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "TransactionRecord" });
+
+export type SendTransactionRequest = z.output<typeof sendTransactionRequest>;

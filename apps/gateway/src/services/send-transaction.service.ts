@@ -1,0 +1,81 @@
+import { randomUUID } from "node:crypto";
+import { encodeCall, parseFunctionSignature } from "@relay/chain";
+import { AppError, type Logger } from "@relay/core";
+import type { ChainRepository, JsonValue, TransactionRepository, WalletRepository } from "@relay/db";
+import type { Producer } from "@relay/queue";
+import type { SendTransactionRequest } from "../routes/transactions.schema";
+
+export interface SendTransactionDeps {
+  transactions: Pick<TransactionRepository, "create">;
+  chains: Pick<ChainRepository, "findById">;
+  wallets: Pick<WalletRepository, "listByProject">;
+  producer: Pick<Producer, "enqueue">;
+  logger: Logger;
+  /** How long a chain or wallet lookup is reused. */
+  cacheTtlMs?: number;
+  now?: () => number;
+}
+
+/** A small read-through cache: chains and wallets change rarely, and every request reads them. */
+function cached<K, V>(ttlMs: number, now: () => number, load: (key: K) => Promise<V>) {
+  const entries = new Map<K, { value: V; at: number }>();
+  return async (key: K): Promise<V> => {
+    const hit = entries.get(key);
+    if (hit && now() - hit.at < ttlMs) return hit.value;
+    const value = await load(key);
+    if (entries.size > 10_000) entries.clear();
+    entries.set(key, { value, at: now() });
+    return value;
+  };
+}
+
+/**
+ * sendTransaction: everything that can be wrong with a request is found here, before anything is
+ * stored (the calldata is encoded now, so a bad argument is a 400 naming it). Accepted means
+ * written to Postgres with its PENDING status and outbox event; the job is a delivery mechanism,
+ * and the reconciler re-creates it if the enqueue below is lost.
+ */
+export function createSendTransactionService(deps: SendTransactionDeps) {
+  const now = deps.now ?? Date.now;
+  const ttl = deps.cacheTtlMs ?? 5000;
+  const chainExists = cached(ttl, now, async (chainId: bigint) => (await deps.chains.findById(chainId)) !== null);
+  const hasWallet = cached(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).length > 0);
+
+  return {
+    send: async (request: SendTransactionRequest): Promise<{ transactionId: string }> => {
+      const chainId = BigInt(request.chainId);
+      if (!(await chainExists(chainId))) {
+        throw new AppError("BAD_REQUEST", `chainId ${chainId} is not configured on this relay; an operator adds it with \`relay chains add\``);
+      }
+      if (!(await hasWallet(request.projectId))) {
+        throw new AppError("BAD_REQUEST", `project ${request.projectId} has no wallet to send from; create one with \`relay wallets create\``);
+      }
+      const fragment = parseFunctionSignature(request.functionSignature);
+      const encoded = encodeCall(fragment, request.args);
+
+      const id = request.requestId ?? randomUUID();
+      const result = await deps.transactions.create({
+        projectId: request.projectId,
+        id,
+        chainId,
+        contractAddress: request.contractAddress,
+        functionSignature: fragment.format("full"),
+        args: encoded.normalizedArgs as JsonValue,
+        calldata: Buffer.from(encoded.calldata.slice(2), "hex"),
+      });
+      if (!result.created) {
+        throw new AppError("CONFLICT", `requestId ${id} was already used for a transaction of this project`, {
+          details: { transactionId: result.existingId },
+        });
+      }
+      try {
+        await deps.producer.enqueue("processTransaction", { v: 1, projectId: request.projectId, transactionId: id });
+      } catch (e) {
+        deps.logger.warn({ err: e, transactionId: id }, "enqueue failed; the reconciler will pick the transaction up");
+      }
+      return { transactionId: id };
+    },
+  };
+}
+
+export type SendTransactionService = ReturnType<typeof createSendTransactionService>;

@@ -1,0 +1,2 @@
+export { createTxWorker } from "./worker";
+export type { TxWorkerDeps } from "./worker";

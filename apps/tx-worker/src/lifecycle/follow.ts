@@ -1,0 +1,83 @@
+import { bumpFees, priceFees } from "@relay/chain";
+import { AppError } from "@relay/core";
+import type { AttemptRecord, TransactionRecord } from "@relay/db";
+import { runAgainIn, type RunAgain } from "@relay/queue";
+import type { JsonRpcProvider, TransactionReceipt } from "ethers";
+import { broadcast } from "./broadcast";
+import { feesOf, signAttempt } from "./sign-attempt";
+import type { StepContext, StepDeps } from "./deps";
+
+async function minedAttempt(provider: JsonRpcProvider, attempts: AttemptRecord[]): Promise<{ attempt: AttemptRecord; receipt: TransactionReceipt } | null> {
+  // Any attempt may be the one mined (a replacement can lose to the original); newest first.
+  for (const attempt of [...attempts].reverse()) {
+    const receipt = await provider.getTransactionReceipt(attempt.hash);
+    if (receipt) return { attempt, receipt };
+  }
+  return null;
+}
+
+/**
+ * SUBMITTED → CONFIRMED | REVERTED once an attempt is mined with the chain's confirmations; a new
+ * attempt at the same nonce with fees raised by ≥ 12.5 % when none is mined after the chain's
+ * stuck time; FAILED when the nonce was used by a transaction that is not ours.
+ */
+export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
+  const { record: chain, provider } = await deps.chains.get(tx.chainId);
+  const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
+  if (attempts.length === 0 || tx.nonce === null || tx.fromAddress === null) {
+    throw new AppError("INTERNAL", `SUBMITTED transaction ${tx.id} has no attempt`);
+  }
+
+  const mined = await minedAttempt(provider, attempts);
+  if (mined) {
+    const confirmations = (await provider.getBlockNumber()) - mined.receipt.blockNumber + 1;
+    if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+    const succeeded = mined.receipt.status === 1;
+    await deps.transactions.move(tx.projectId, tx.id, {
+      from: "SUBMITTED",
+      to: succeeded ? "CONFIRMED" : "REVERTED",
+      reason: succeeded ? null : `reverted on chain in block ${mined.receipt.blockNumber}`,
+      set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber) },
+    });
+    return "done";
+  }
+
+  const latest = attempts[attempts.length - 1]!;
+  const age = deps.now() - latest.createdAt.getTime();
+  if (age < chain.stuckAfterSeconds * 1000) {
+    // Not stuck yet; make sure the node still has it (harmless if it does).
+    await broadcast(provider, latest);
+    return runAgainIn(chain.blockTimeMs);
+  }
+
+  const chainNonce = BigInt(await provider.getTransactionCount(tx.fromAddress, "latest"));
+  if (chainNonce > tx.nonce) {
+    // The nonce is used but by none of our attempts (their receipts were looked up above).
+    await deps.transactions.move(tx.projectId, tx.id, {
+      from: "SUBMITTED",
+      to: "FAILED",
+      reason: `nonce ${tx.nonce} of ${tx.fromAddress} was used by another transaction`,
+    });
+    return "done";
+  }
+
+  const fees = bumpFees(feesOf(latest), await priceFees(provider, chain), chain);
+  if (!fees) {
+    logger.warn({ hash: latest.hash }, "stuck, and the chain's fee cap leaves no room for a replacement");
+    await broadcast(provider, latest);
+    return runAgainIn(chain.stuckAfterSeconds * 1000);
+  }
+  const wallet = await deps.wallets.findByAddress(tx.fromAddress);
+  if (!wallet) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} no longer exists`);
+  const replacement = await signAttempt(deps, { ...tx, fromAddress: tx.fromAddress, nonce: tx.nonce }, wallet.id, latest.gasLimit, fees);
+  const outcome = await broadcast(provider, replacement);
+  if (outcome.kind === "sent") await deps.transactions.markAttemptBroadcast(replacement.hash);
+  await deps.transactions.move(tx.projectId, tx.id, {
+    from: "SUBMITTED",
+    to: "SUBMITTED",
+    reason: `not mined after ${Math.round(age / 1000)} s; replaced with higher fees`,
+    set: { hash: replacement.hash },
+  });
+  logger.info({ previous: latest.hash, replacement: replacement.hash }, "stuck transaction replaced");
+  return runAgainIn(chain.blockTimeMs);
+}

@@ -1,0 +1,34 @@
+import { isAppError, toError } from "@relay/core";
+import { isFinal } from "@relay/db";
+import type { Processor, RunAgain } from "@relay/queue";
+import { follow } from "../lifecycle/follow";
+import { resume } from "../lifecycle/resume";
+import { submit } from "../lifecycle/submit";
+import type { StepDeps } from "../lifecycle/deps";
+
+/**
+ * One run of a transaction's job: the step for its current status. Transient faults throw and
+ * BullMQ retries; a fault that cannot heal ends the transaction as FAILED with the reason, so no
+ * request stays unfinished without saying why.
+ */
+export function createProcessTransactionProcessor(deps: StepDeps): Processor<"processTransaction"> {
+  return async ({ projectId, transactionId }, { logger: jobLogger }): Promise<RunAgain | { status: string }> => {
+    const logger = jobLogger.child({ projectId, transactionId });
+    const tx = await deps.transactions.findById(projectId, transactionId);
+    if (!tx) return { status: "missing" };
+    if (isFinal(tx.status)) return { status: tx.status };
+    try {
+      const step = tx.status === "PENDING" ? submit : tx.status === "SUBMITTED" ? follow : null;
+      const result = step ? await step(deps, tx, { logger }) : tx.status === "PAUSED" ? await resume(deps, tx) : "done";
+      return result === "done" ? { status: (await deps.transactions.findById(projectId, transactionId))?.status ?? "missing" } : result;
+    } catch (e) {
+      const error = toError(e);
+      if (isAppError(error) && !error.retryable) {
+        const moved = await deps.transactions.move(projectId, transactionId, { from: tx.status, to: "FAILED", reason: error.message });
+        logger.error({ err: error, moved }, "transaction failed for good");
+        return { status: "FAILED" };
+      }
+      throw error;
+    }
+  };
+}

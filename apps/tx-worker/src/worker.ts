@@ -1,0 +1,54 @@
+import type { Logger } from "@relay/core";
+import type { Signer } from "@relay/custody";
+import { createTransactionRepository, createWalletRepository, createChainRepository, type Database, type Sql } from "@relay/db";
+import { createProviders } from "@relay/chain";
+import { createProducer, createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
+import { createChainDirectory } from "./chain-directory";
+import { createProcessTransactionProcessor } from "./processors/process-transaction.processor";
+import { createReconcileProcessor } from "./processors/reconcile.processor";
+
+export interface TxWorkerDeps {
+  db: Database;
+  sql: Sql;
+  redis: Redis;
+  signer: Pick<Signer, "signTransaction">;
+  logger: Logger;
+  queuePrefix: string;
+  concurrency: number;
+  rpcTimeoutMs: number;
+  now?: () => number;
+}
+
+/** The transaction worker: each transaction's job, and the reconciler. */
+export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Producer } {
+  const now = deps.now ?? Date.now;
+  const providers = createProviders({ timeoutMs: deps.rpcTimeoutMs });
+  const transactions = createTransactionRepository({ sql: deps.sql, db: deps.db });
+  const producer = createProducer({ connection: deps.redis, prefix: deps.queuePrefix });
+  const stepDeps = {
+    transactions,
+    wallets: createWalletRepository(deps.db),
+    chains: createChainDirectory({ chains: createChainRepository(deps.db), providers }),
+    signer: deps.signer,
+    now,
+  };
+  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const group = workerGroup([
+    createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
+    createTypedWorker(
+      "reconcileTransactions",
+      createReconcileProcessor({ transactions, producer, idleAfterMs: 60_000, batch: 500, now }),
+      { ...settings, concurrency: 1 },
+    ),
+  ]);
+  for (const worker of group.workers) worker.on("error", (err) => deps.logger.error({ err }, "tx worker error"));
+  return {
+    ...group,
+    producer,
+    close: async () => {
+      await group.close();
+      await producer.close();
+      providers.destroy();
+    },
+  };
+}
