@@ -44,13 +44,14 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
 
   const latest = attempts[attempts.length - 1]!;
   const age = deps.now() - latest.createdAt.getTime();
-  if (age < chain.stuckAfterSeconds * 1000) {
-    // Not stuck yet; make sure the node still has it (harmless if it does).
-    await broadcast(provider, latest);
-    return runAgainIn(chain.blockTimeMs);
-  }
+  if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(chain.blockTimeMs);
 
   const chainNonce = BigInt(await provider.getTransactionCount(tx.fromAddress, "latest"));
+  if (chainNonce < tx.nonce) {
+    // An earlier nonce of this wallet is not mined yet (e.g. a PAUSED transaction): this one is
+    // waiting in line, not underpriced, so raising its fees would only cost money.
+    return runAgainIn(chain.blockTimeMs);
+  }
   if (chainNonce > tx.nonce) {
     // The nonce is used but by none of our attempts (their receipts were looked up above).
     await deps.transactions.move(tx.projectId, tx.id, {
