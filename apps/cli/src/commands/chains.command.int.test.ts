@@ -49,17 +49,20 @@ describe("relay chains", () => {
       verified: true,
     });
     const listed = await cli.json<ChainView[]>("chains", "list");
-    expect(listed.find((c) => c.chainId === String(chainId))).toEqual({
-      chainId: added.chainId, name: added.name, rpcUrls: added.rpcUrls, confirmations: added.confirmations,
-      lowBalanceThresholdWei: added.lowBalanceThresholdWei, createdAt: added.createdAt,
-    });
+    const { created: _created, verified: _verified, ...stored } = added as ChainView & { created: boolean; verified: boolean };
+    expect(listed.find((c) => c.chainId === String(chainId))).toEqual(stored);
   });
 
   it("updates an existing chain, keeping the settings that were not given", async () => {
     const id = freshChainId();
-    await cli.json("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:1", "--no-verify", "--confirmations", "5", "--name", "x");
-    const updated = await cli.json<ChainView>("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:2", "--rpc-url", "http://127.0.0.1:3", "--no-verify");
-    expect(updated).toMatchObject({ name: "x", confirmations: 5, rpcUrls: ["http://127.0.0.1:2", "http://127.0.0.1:3"], created: false, verified: false });
+    await cli.json("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:1", "--no-verify", "--confirmations", "5", "--name", "x",
+      "--max-fee-cap", "100000000000", "--stuck-after", "30");
+    const updated = await cli.json<ChainView>("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:2", "--rpc-url", "http://127.0.0.1:3", "--no-verify",
+      "--block-time-ms", "500");
+    expect(updated).toMatchObject({
+      name: "x", confirmations: 5, rpcUrls: ["http://127.0.0.1:2", "http://127.0.0.1:3"], created: false, verified: false,
+      maxFeePerGasCapWei: "100000000000", maxPriorityFeePerGasCapWei: null, stuckAfterSeconds: 30, blockTimeMs: 500,
+    });
   });
 
   it("refuses an RPC that serves another chain, and stores nothing", async () => {

@@ -14,6 +14,10 @@ interface AddOptions extends JsonOption {
   name?: string;
   confirmations?: number;
   lowBalanceThreshold?: bigint;
+  maxFeeCap?: bigint;
+  maxPriorityFeeCap?: bigint;
+  stuckAfter?: number;
+  blockTimeMs?: number;
   verify: boolean;
 }
 
@@ -23,6 +27,10 @@ const view = (c: ChainRecord) => ({
   rpcUrls: c.rpcUrls,
   confirmations: c.confirmations,
   lowBalanceThresholdWei: c.lowBalanceThresholdWei,
+  maxFeePerGasCapWei: c.maxFeePerGasCapWei,
+  maxPriorityFeePerGasCapWei: c.maxPriorityFeePerGasCapWei,
+  stuckAfterSeconds: c.stuckAfterSeconds,
+  blockTimeMs: c.blockTimeMs,
   createdAt: c.createdAt,
 });
 
@@ -71,6 +79,10 @@ export function registerChainCommands(program: Command, deps: CliDeps): void {
       .option("--name <name>", "display name (default: the well-known name, or chain-<id>)")
       .option("--confirmations <n>", "blocks until a transaction counts as final (default 1)", parseIntArg("--confirmations", 1, 10_000))
       .option("--low-balance-threshold <wei>", "WalletBalanceLow fires below this balance (default 0: never)", parseBigIntArg("--low-balance-threshold", 0n))
+      .option("--max-fee-cap <wei>", "most a transaction may pay per gas (maxFeePerGas / gasPrice), bumps included", parseBigIntArg("--max-fee-cap", 1n))
+      .option("--max-priority-fee-cap <wei>", "most a transaction may tip per gas", parseBigIntArg("--max-priority-fee-cap", 0n))
+      .option("--stuck-after <seconds>", "replace a transaction not mined after this long (default 60)", parseIntArg("--stuck-after", 1, 86_400))
+      .option("--block-time-ms <ms>", "how often to look for receipts (default 2000)", parseIntArg("--block-time-ms", 50, 600_000))
       .option("--no-verify", "do not check that every RPC answers eth_chainId with --chain-id"),
   ).action(async (options: AddOptions) => {
     const rpcUrls = checkRpcUrls(options.rpcUrl);
@@ -86,6 +98,10 @@ export function registerChainCommands(program: Command, deps: CliDeps): void {
       rpcUrls,
       confirmations: options.confirmations ?? existing?.confirmations ?? 1,
       lowBalanceThresholdWei: options.lowBalanceThreshold ?? existing?.lowBalanceThresholdWei ?? 0n,
+      maxFeePerGasCapWei: options.maxFeeCap,
+      maxPriorityFeePerGasCapWei: options.maxPriorityFeeCap,
+      stuckAfterSeconds: options.stuckAfter,
+      blockTimeMs: options.blockTimeMs,
     });
     emit(deps.output, options.json, { ...view(chain), created: !existing, verified: options.verify }, () =>
       `${existing ? "Updated" : "Added"} chain ${chain.chainId} (${chain.name}) with ${chain.rpcUrls.length} RPC URL(s)` +
