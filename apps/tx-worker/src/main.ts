@@ -21,6 +21,7 @@ async function main() {
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,
     rpcTimeoutMs: config.rpcTimeoutMs,
+    jobLockMs: config.jobLockMs,
   });
   await worker.ready();
   await worker.producer.schedule("reconcileTransactions");

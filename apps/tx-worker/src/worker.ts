@@ -1,6 +1,13 @@
 import type { Logger } from "@relay/core";
 import type { Signer } from "@relay/custody";
-import { createTransactionRepository, createWalletRepository, createChainRepository, type Database, type Sql } from "@relay/db";
+import {
+  createChainRepository,
+  createNonceFillerRepository,
+  createTransactionRepository,
+  createWalletRepository,
+  type Database,
+  type Sql,
+} from "@relay/db";
 import { createProviders } from "@relay/chain";
 import { createProducer, createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import { createChainDirectory } from "./chain-directory";
@@ -16,6 +23,8 @@ export interface TxWorkerDeps {
   queuePrefix: string;
   concurrency: number;
   rpcTimeoutMs: number;
+  /** How long a job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
+  jobLockMs?: number;
   now?: () => number;
 }
 
@@ -27,12 +36,13 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   const producer = createProducer({ connection: deps.redis, prefix: deps.queuePrefix });
   const stepDeps = {
     transactions,
+    fillers: createNonceFillerRepository(deps.sql),
     wallets: createWalletRepository(deps.db),
     chains: createChainDirectory({ chains: createChainRepository(deps.db), providers }),
     signer: deps.signer,
     now,
   };
-  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger, lockDurationMs: deps.jobLockMs };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
     createTypedWorker(

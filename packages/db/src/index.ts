@@ -14,3 +14,4 @@ export * from "./transactions/transaction.repository";
 export type { JsonValue, TransactionRecord } from "./transactions/transaction-record";
 export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";
+export * from "./transactions/nonce-filler.repository";

@@ -13,7 +13,7 @@ const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString("hex")}`;
  * through; "nonce too low" means the nonce was used, by this attempt (the caller finds its
  * receipt) or by something else.
  */
-export async function broadcast(provider: JsonRpcProvider, attempt: AttemptRecord): Promise<BroadcastOutcome> {
+export async function broadcast(provider: JsonRpcProvider, attempt: Pick<AttemptRecord, "rawTransaction" | "hash">): Promise<BroadcastOutcome> {
   try {
     await provider.send("eth_sendRawTransaction", [hex(attempt.rawTransaction)]);
     return { kind: "sent" };

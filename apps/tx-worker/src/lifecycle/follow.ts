@@ -5,7 +5,10 @@ import { runAgainIn, type RunAgain } from "@relay/queue";
 import type { JsonRpcProvider, TransactionReceipt } from "ethers";
 import { broadcast } from "./broadcast";
 import { feesOf, signAttempt } from "./sign-attempt";
+import { fillGapIfAbandoned } from "./fill-gap";
 import type { StepContext, StepDeps } from "./deps";
+
+const CAPPED = "the chain's fee cap leaves no room for a replacement 12.5 % higher";
 
 async function minedAttempt(provider: JsonRpcProvider, attempts: AttemptRecord[]): Promise<{ attempt: AttemptRecord; receipt: TransactionReceipt } | null> {
   // Any attempt may be the one mined (a replacement can lose to the original); newest first.
@@ -48,8 +51,10 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
 
   const chainNonce = BigInt(await provider.getTransactionCount(tx.fromAddress, "latest"));
   if (chainNonce < tx.nonce) {
-    // An earlier nonce of this wallet is not mined yet (e.g. a PAUSED transaction): this one is
-    // waiting in line, not underpriced, so raising its fees would only cost money.
+    // An earlier nonce of this wallet is not mined yet: this one is waiting in line, not
+    // underpriced, so raising its fees would only cost money. If nothing unfinished holds that
+    // earlier nonce, nothing ever will use it: fill it.
+    await fillGapIfAbandoned(deps, { record: chain, provider }, tx.fromAddress, chainNonce, logger);
     return runAgainIn(chain.blockTimeMs);
   }
   if (chainNonce > tx.nonce) {
@@ -65,6 +70,15 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const fees = bumpFees(feesOf(latest), await priceFees(provider, chain), chain);
   if (!fees) {
     logger.warn({ hash: latest.hash }, "stuck, and the chain's fee cap leaves no room for a replacement");
+    // The project learns why it waits from the history (and its webhook), once per such wait.
+    const history = await deps.transactions.history(tx.projectId, tx.id);
+    if (!history[history.length - 1]?.reason?.includes(CAPPED)) {
+      await deps.transactions.move(tx.projectId, tx.id, {
+        from: "SUBMITTED",
+        to: "SUBMITTED",
+        reason: `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}, maxPriorityFeePerGas ${chain.maxPriorityFeePerGasCapWei ?? "no cap"}): waiting`,
+      });
+    }
     await broadcast(provider, latest);
     return runAgainIn(chain.stuckAfterSeconds * 1000);
   }

@@ -1,0 +1,41 @@
+import { keccak256 } from "ethers";
+import { priceFees } from "@relay/chain";
+import { AppError, type Logger } from "@relay/core";
+import { isFinal } from "@relay/db";
+import type { ChainHandle } from "../chain-directory";
+import { broadcast } from "./broadcast";
+import type { StepDeps } from "./deps";
+
+const SELF_TRANSFER_GAS = 21_000n;
+
+/**
+ * Closes a nonce gap: when the wallet's next nonce on chain is bound to no transaction, or to one
+ * that ended without using it, a 0-value transfer to itself uses that nonce so the transactions
+ * after it can be mined. The filler is stored before it is broadcast, and at most one is signed
+ * per nonce (the table's key), so replicas and retries rebroadcast the same bytes.
+ */
+export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider }: ChainHandle, address: string, nonce: bigint, logger: Logger) {
+  const holder = await deps.fillers.holderStatus(chain.chainId, address, nonce);
+  if (holder !== null && !isFinal(holder)) return; // its own job will use it (or is waiting for funds)
+
+  const wallet = await deps.wallets.findByAddress(address);
+  if (!wallet) throw new AppError("INTERNAL", `wallet ${address} no longer exists`);
+  const fees = await priceFees(provider, chain);
+  const raw = await deps.signer.signTransaction(wallet.id, {
+    chainId: chain.chainId,
+    nonce: Number(nonce),
+    to: address,
+    value: 0n,
+    gasLimit: SELF_TRANSFER_GAS,
+    ...(fees.type === 2 ? { type: 2, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas } : { type: 0, gasPrice: fees.gasPrice }),
+  });
+  const filler = await deps.fillers.record({
+    chainId: chain.chainId,
+    address,
+    nonce,
+    hash: keccak256(raw),
+    rawTransaction: Buffer.from(raw.slice(2), "hex"),
+  });
+  await broadcast(provider, filler);
+  logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder }, "filled an abandoned nonce with a self-transfer");
+}
