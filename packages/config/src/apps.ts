@@ -95,17 +95,29 @@ const txWorkerSchema = z.object({
   TX_CONCURRENCY: positiveInt(32),
   /** How long one JSON-RPC call may take before it counts as a transient failure. */
   RPC_TIMEOUT_MS: positiveInt(10_000),
+  /**
+   * How long a transaction job stays locked to a replica that stops renewing the lock (it died):
+   * another replica takes the job over after one to three times this. Default: BullMQ's own.
+   */
+  TX_JOB_LOCK_MS: z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000),
 });
 
 export interface TxWorkerConfig extends CommonConfig {
   kek: KeyEncryptionConfig;
   concurrency: number;
   rpcTimeoutMs: number;
+  jobLockMs: number;
 }
 
 export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerConfig> {
   const v = parseEnv(txWorkerSchema, env);
-  return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.TX_CONCURRENCY, rpcTimeoutMs: v.RPC_TIMEOUT_MS });
+  return Object.freeze({
+    ...toCommon(v),
+    kek: toKeyEncryptionConfig(v),
+    concurrency: v.TX_CONCURRENCY,
+    rpcTimeoutMs: v.RPC_TIMEOUT_MS,
+    jobLockMs: v.TX_JOB_LOCK_MS,
+  });
 }
 
 const cliSchema = z.object({ ...common, ...kekFields });

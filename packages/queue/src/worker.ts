@@ -8,6 +8,11 @@ export interface WorkerSettings {
   prefix: string;
   concurrency: number;
   logger: Logger;
+  /**
+   * BullMQ's lockDuration, and its stalled-job check interval with it: a job of a worker that died
+   * (its lock no longer renewed) goes back to the queue after one to three times this. Default 30 s.
+   */
+  lockDurationMs?: number;
 }
 
 export type Processor<N extends JobName> = (payload: JobPayload<N>, context: { job: Job; logger: Logger }) => Promise<unknown>;
@@ -52,7 +57,12 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
         throw retryable ? error : new UnrecoverableError(error.message);
       }
     },
-    { connection: settings.connection, prefix: settings.prefix, concurrency: settings.concurrency },
+    {
+      connection: settings.connection,
+      prefix: settings.prefix,
+      concurrency: settings.concurrency,
+      ...(settings.lockDurationMs ? { lockDuration: settings.lockDurationMs, stalledInterval: settings.lockDurationMs } : {}),
+    },
   );
 }
 

@@ -15,7 +15,8 @@ const MOVES: { readonly [S in TransactionStatus]: readonly TransactionStatus[] }
   PENDING: ["SUBMITTED", "INVALID", "PAUSED", "FAILED"],
   // Back to PENDING when the wallet is funded again.
   PAUSED: ["PENDING", "FAILED"],
-  // SUBMITTED → SUBMITTED is a replacement attempt with the same nonce and higher fees.
+  // SUBMITTED → SUBMITTED is a replacement attempt with the same nonce and higher fees, or the
+  // note that the chain's fee cap leaves no room for one.
   SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED"],
   CONFIRMED: [],
   REVERTED: [],
