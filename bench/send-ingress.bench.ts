@@ -1,0 +1,155 @@
+/**
+ * sendTransaction ingress: accepted `POST /transact/sendTransaction` per second and latency at 50
+ * closed-loop clients against the gateway process alone (no tx-worker runs, so only the ingress
+ * is measured: auth, rate limit, zod, ABI encoding, the PENDING record with its status change and
+ * outbox event in Postgres, the BullMQ job). Beside it, in the same run and with the same load
+ * generator, a bare Express 5 process (`express.json()` + a handler answering
+ * `{transactionId: randomUUID()}`, bench/lib/bare-express.ts).
+ *
+ *   pnpm bench:send-ingress [--seconds 20] [--concurrency 50] [--no-request-id]
+ *
+ * Each request is a valid Recorder `setOrder` call with its own order id and, unless
+ * --no-request-id, its own requestId (a random UUID). A chain pointing at an anvil node is
+ * registered (the gateway checks it exists; it never calls the node) and the project has one wallet.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { createDatabase, createPool } from "@relay/db";
+import { createProjectFixture, createTestDatabase, deployRecorder, startAnvil, testQueuePrefix } from "@relay/testing";
+import { flag, line, numberArg } from "./lib/args";
+import { cpuMeter } from "./lib/cpu";
+import { closedLoop, type LoadResult } from "./lib/load";
+import { machineMeter } from "./lib/machine";
+import { startApp, stopApp, waitForHttp } from "./lib/processes";
+import { deleteQueueKeys, freePort, postgresBackendsOf, postgresBackground, registerChain } from "./lib/relay";
+
+const seconds = numberArg("seconds", 20);
+const concurrency = numberArg("concurrency", 50);
+const withRequestId = !flag("no-request-id");
+const WARM_UP_SECONDS = 3;
+
+async function main() {
+  const anvil = await startAnvil({ chainId: 31_900 + Math.floor(Math.random() * 90) });
+  const recorder = await deployRecorder(anvil.rpcUrl);
+  recorder.provider.destroy();
+
+  const database = await createTestDatabase({ migrate: true });
+  const prefix = testQueuePrefix("bench-send-ingress");
+  const kekBytes = randomBytes(32);
+  const db = createDatabase({ url: database.url });
+  await registerChain(db, anvil, 1000);
+  const project = await createProjectFixture(db, { activeKeyId: "bench", keys: new Map([["bench", kekBytes]]) }, { wallets: 1 });
+  await db.$disconnect();
+  const owner = project.wallets[0]!.address;
+
+  const [gatewayPort, barePort] = [await freePort(), await freePort()];
+  // The gateway never holds the key-encryption key (DESIGN.md).
+  const gateway = startApp("apps/gateway/src/main.ts", {
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: prefix,
+    PORT: String(gatewayPort),
+    RATE_LIMIT_PER_MINUTE: "100000000",
+  });
+  const bare = startApp("bench/lib/bare-express.ts", { PORT: String(barePort) });
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  await waitForHttp(`${gatewayUrl}/ready`);
+  await waitForBare(bareUrl);
+
+  const headers = { "content-type": "application/json", authorization: `Bearer ${project.apiKey}` };
+  const body = (i: number) =>
+    JSON.stringify({
+      projectId: project.projectId,
+      chainId: anvil.chainId,
+      contractAddress: recorder.address,
+      functionSignature: "function setOrder((uint256 id, address owner, uint8[] flags) order)",
+      args: { order: { id: String(i + 1), owner, flags: [1, 2, 3] } },
+      ...(withRequestId ? { requestId: randomUUID() } : {}),
+    });
+  const load = (baseUrl: string, s: number) => closedLoop({ url: `${baseUrl}/transact/sendTransaction`, concurrency, seconds: s, headers, body });
+
+  const pool = createPool({ url: database.url, poolSize: 1 });
+  const countRows = async () => Number((await pool.query<{ n: string }>(`select count(*) as n from "transaction"`)).rows[0]!.n);
+
+  // Warm-up of both (JIT, connection pools, the gateway's auth and chain caches), then one after the other.
+  await load(gatewayUrl, WARM_UP_SECONDS);
+  await load(bareUrl, WARM_UP_SECONDS);
+
+  const rowsBefore = await countRows();
+  const gatewayMeter = cpuMeter({
+    gateway: [gateway.pid!],
+    "load generator": [process.pid],
+    "postgres backends (this db)": postgresBackendsOf(database.name),
+    "postgres wal writer, bgwriter, ckpt": postgresBackground,
+    redis: /^redis-server/,
+  });
+  const machine = machineMeter();
+  machine.start();
+  gatewayMeter.start();
+  const relay = await load(gatewayUrl, seconds);
+  const relayCpu = gatewayMeter.stop();
+  const relayMachine = machine.stop();
+  const rowsWritten = (await countRows()) - rowsBefore;
+
+  const bareMeter = cpuMeter({ "bare express": [bare.pid!], "load generator": [process.pid] });
+  machine.start();
+  bareMeter.start();
+  const baseline = await load(bareUrl, seconds);
+  const bareCpu = bareMeter.stop();
+  const bareMachine = machine.stop();
+
+  await pool.end();
+  await Promise.all([stopApp(gateway), stopApp(bare)]);
+  await anvil.stop();
+  const deleted = await deleteQueueKeys(prefix);
+  await database.drop();
+
+  const accepted = (r: LoadResult) => (r.statuses[200] ?? 0) / r.seconds;
+  const report = (name: string, r: LoadResult, cpu: Record<string, number>, machineSecs: number) => {
+    line(`${name}`, `${accepted(r).toFixed(0)} accepted req/s (${r.requests} requests in ${r.seconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)})`);
+    line(`  latency p50 / p90 / p99 / max`, `${r.p50.toFixed(1)} / ${r.p90.toFixed(1)} / ${r.p99.toFixed(1)} / ${r.max.toFixed(1)} ms`);
+    for (const [group, secs] of Object.entries(cpu)) {
+      line(`  CPU ${group}`, `${((secs / r.seconds) * 100).toFixed(0)}% of a core, ${((secs / Math.max(1, r.requests)) * 1e6).toFixed(0)} µs per request`);
+    }
+    const ours = Object.values(cpu).reduce((a, b) => a + b, 0);
+    line(
+      "  CPU whole machine",
+      `${((machineSecs / r.seconds) * 100).toFixed(0)}% of ${machine.cores * 100}%; the processes above ${((ours / r.seconds) * 100).toFixed(0)}%, others ${(((machineSecs - ours) / r.seconds) * 100).toFixed(0)}%`,
+    );
+  };
+  line("clients / duration", `${concurrency} closed-loop clients / ${seconds} s each (after ${WARM_UP_SECONDS} s warm-up each), requestId: ${withRequestId ? "a new UUID per request" : "none"}`);
+  report("gateway sendTransaction (no tx-worker)", relay, relayCpu, relayMachine);
+  line("  transactions written during the run", `${rowsWritten} (200 answers: ${relay.statuses[200] ?? 0})`);
+  report("bare Express 5 JSON handler", baseline, bareCpu, bareMachine);
+  line("ratio gateway / bare", (accepted(relay) / accepted(baseline)).toFixed(2));
+  line("cleanup", `${deleted} Redis keys of the run deleted, database dropped`);
+  const gatewayShare = (relayCpu.gateway ?? 0) / relay.seconds;
+  const gatewayPerRequest = (relayCpu.gateway ?? 0) / Math.max(1, relay.requests);
+  line(
+    "what bounds it (this run)",
+    `gateway process at ${(gatewayShare * 100).toFixed(0)}% of a core${gatewayShare > 0.85 ? " (its one event loop is saturated)" : ""}, ` +
+      `${(gatewayPerRequest * 1e6).toFixed(0)} µs CPU per request against ${(((bareCpu["bare express"] ?? 0) / Math.max(1, baseline.requests)) * 1e6).toFixed(0)} µs for the bare handler; ` +
+      `half the bare rate (${(accepted(baseline) / 2).toFixed(0)}/s) on one core needs <= ${(2e6 / Math.max(1, accepted(baseline))).toFixed(0)} µs per request in the gateway`,
+  );
+  const met = accepted(relay) >= 0.5 * accepted(baseline) && relay.p99 < 50;
+  line("target", `>= 0.5 of the bare handler's rate, p99 < 50 ms: ${met ? "met" : "NOT met"} in this run`);
+  process.exit(0);
+}
+
+/** The bare server has no readiness route: any HTTP answer means it listens. */
+async function waitForBare(url: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
