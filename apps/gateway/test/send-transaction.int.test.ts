@@ -42,7 +42,7 @@ describe("sendTransaction to finality on anvil", () => {
     });
     expect(tx.status).toBe("CONFIRMED");
     expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
-    const order = await recorder.contract.lastOrder();
+    const order = await recorder.contract.getFunction("lastOrder")();
     expect([order.id, order.owner, order.flags.map(Number)]).toEqual([42n, owner, [1, 2, 255]]);
   });
 
@@ -52,7 +52,7 @@ describe("sendTransaction to finality on anvil", () => {
       args: { "0": { id: 7, meta: { author: owner, tag }, title: "héllo ✓" }, "1": "3" },
     });
     expect(tx.status).toBe("CONFIRMED");
-    const doc = await recorder.contract.docs(7);
+    const doc = await recorder.contract.getFunction("docs")(7);
     expect([doc.id, doc.meta.author, doc.meta.tag, doc.title]).toEqual([7n, owner, tag, "héllo ✓"]);
   });
 
@@ -63,7 +63,7 @@ describe("sendTransaction to finality on anvil", () => {
     ];
     const tx = await sendAndWait({ functionSignature: "setTransfers((address to, uint256 amount)[] transfers)", args: { transfers } });
     expect(tx.status).toBe("CONFIRMED");
-    const stored = await recorder.contract.allTransfers();
+    const stored = await recorder.contract.getFunction("allTransfers")();
     expect(stored.map((t: { to: string; amount: bigint }) => [t.to, t.amount.toString()])).toEqual(transfers.map((t) => [t.to, t.amount]));
   });
 
@@ -73,7 +73,7 @@ describe("sendTransaction to finality on anvil", () => {
       args: { who: owner, amount: 5, flag: true, data: "0xdeadbeef", note: "a note", tag, delta: "-12" },
     });
     expect(tx.status).toBe("CONFIRMED");
-    const plain = await recorder.contract.lastPlain();
+    const plain = await recorder.contract.getFunction("lastPlain")();
     expect([plain.who, plain.amount, plain.flag, plain.data, plain.note, plain.tag, plain.delta]).toEqual([owner, 5n, true, "0xdeadbeef", "a note", tag, -12n]);
   });
 

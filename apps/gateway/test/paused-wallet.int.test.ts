@@ -1,0 +1,70 @@
+import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
+import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
+import { post, startHarness, type Harness } from "./harness";
+import { addChain, readTransaction, waitForStatus } from "./tx-helpers";
+
+describe("a wallet that cannot pay", () => {
+  let h: Harness;
+  let anvil: AnvilInstance;
+  let recorder: DeployedRecorder;
+  let rpc: JsonRpcProvider;
+  let project: ProjectFixture;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 31_221 });
+    recorder = await deployRecorder(anvil.rpcUrl);
+    rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    h = await startHarness("paused-wallet");
+    await addChain(h.db, anvil);
+    project = await createProjectFixture(h.db, h.kek, { wallets: 1 }); // a new key: 0 ETH
+    await h.startTxWorker();
+  });
+  afterAll(async () => {
+    await h?.close();
+    recorder?.provider.destroy();
+    rpc?.destroy();
+    await anvil?.stop();
+  });
+
+  it("pauses the transaction, naming the wallet, and confirms it by itself once the wallet is funded", async () => {
+    const wallet = project.wallets[0]!.address;
+    expect(await rpc.getBalance(wallet)).toBe(0n);
+    const res = await post(
+      h.baseUrl,
+      "/transact/sendTransaction",
+      {
+        projectId: project.projectId,
+        chainId: anvil.chainId,
+        contractAddress: recorder.address,
+        functionSignature: "setDoc((uint256 id, (address author, bytes32 tag) meta, string title) doc, uint256 version)",
+        args: { doc: { id: 5, meta: { author: wallet, tag: `0x${"cd".repeat(32)}` }, title: "paid later" }, version: 2 },
+      },
+      project.apiKey,
+    );
+    expect(res.status).toBe(200);
+    const id = res.body.transactionId as string;
+
+    const paused = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["PAUSED"]);
+    expect(paused.error).toContain(wallet);
+    expect(paused.error).toMatch(/holds 0 wei, needs up to [1-9]\d* wei|cannot pay/);
+    expect(paused.history.map((c) => c.status)).toEqual(["PENDING", "PAUSED"]);
+    expect(paused.history[1]!.reason).toContain(wallet);
+    expect(paused.attempts).toEqual([]);
+    expect(await rpc.getTransactionCount(wallet)).toBe(0);
+
+    // It stays paused while the wallet is empty (the balance is looked at every couple of seconds).
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await readTransaction(h.baseUrl, project.apiKey, project.projectId, id)).status).toBe("PAUSED");
+
+    await rpc.send("anvil_setBalance", [wallet, toBeHex(parseEther("1"))]);
+    const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 20_000);
+    expect(tx.status).toBe("CONFIRMED");
+    expect(tx.error).toBeNull();
+    expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "PAUSED", "PENDING", "SUBMITTED", "CONFIRMED"]);
+    expect(tx.history[2]!.reason).toMatch(/can pay again/);
+    expect(tx.from).toBe(wallet);
+    expect(tx.nonce).toBe("0");
+    expect((await rpc.getTransactionReceipt(tx.hash!))?.from).toBe(wallet);
+    expect(await recorder.contract.getFunction("docVersion")(5)).toBe(2n);
+  });
+});

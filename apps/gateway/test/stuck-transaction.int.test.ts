@@ -1,0 +1,145 @@
+import { JsonRpcProvider } from "ethers";
+import { createChainRepository } from "@relay/db";
+import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
+import { post, startHarness, type Harness } from "./harness";
+import { addChain, fund, readTransaction, waitForStatus, type TransactionView } from "./tx-helpers";
+
+/** The read endpoint's attempts with both EIP-1559 fields. */
+type Attempt = TransactionView["attempts"][number] & { maxPriorityFeePerGas: string | null; createdAt: string };
+
+const STUCK_AFTER_SECONDS = 2;
+const setOrder = (id: number) => ({
+  functionSignature: "setOrder((uint256 id, address owner, uint8[] flags) order)",
+  args: { order: { id, owner: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", flags: [] } },
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A chain whose node does not mine until told to (`evm_mine`), with the Recorder deployed first. */
+async function stalledChain(chainId: number) {
+  const anvil = await startAnvil({ chainId });
+  const recorder = await deployRecorder(anvil.rpcUrl); // needs mining: before automine goes off
+  const rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  await rpc.send("evm_setAutomine", [false]);
+  return { anvil, recorder, rpc };
+}
+
+describe("a transaction not mined in time", () => {
+  let h: Harness;
+  let chain: { anvil: AnvilInstance; recorder: DeployedRecorder; rpc: JsonRpcProvider };
+  let capped: { anvil: AnvilInstance; recorder: DeployedRecorder; rpc: JsonRpcProvider };
+  let project: ProjectFixture;
+
+  const send = (target: { anvil: AnvilInstance; recorder: DeployedRecorder }, x: number) =>
+    post(
+      h.baseUrl,
+      "/transact/sendTransaction",
+      { projectId: project.projectId, chainId: target.anvil.chainId, contractAddress: target.recorder.address, ...setOrder(x) },
+      project.apiKey,
+    );
+  const read = (id: string) => readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+  const until = async (id: string, done: (tx: TransactionView) => boolean, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const tx = await read(id);
+      if (done(tx)) return tx;
+      if (Date.now() > deadline) throw new Error(`transaction ${id} never got there: ${JSON.stringify(tx)}`);
+      await sleep(50);
+    }
+  };
+
+  beforeAll(async () => {
+    [chain, capped] = await Promise.all([stalledChain(31_211), stalledChain(31_212)]);
+    h = await startHarness("stuck-tx");
+    await addChain(h.db, chain.anvil, { stuckAfterSeconds: STUCK_AFTER_SECONDS });
+
+    // A max-fee cap just above the next block's base fee: the first attempt is priced at the cap
+    // (and can be mined), a replacement 12.5 % higher cannot be.
+    const block = await capped.rpc.getBlock("latest");
+    const tip = BigInt((await capped.rpc.send("eth_maxPriorityFeePerGas", [])) as string);
+    await createChainRepository(h.db).upsert({
+      chainId: BigInt(capped.anvil.chainId),
+      name: `anvil ${capped.anvil.chainId} (capped)`,
+      rpcUrls: [capped.anvil.rpcUrl],
+      confirmations: 1,
+      lowBalanceThresholdWei: 0n,
+      blockTimeMs: 200,
+      stuckAfterSeconds: STUCK_AFTER_SECONDS,
+      maxFeePerGasCapWei: block!.baseFeePerGas! + tip,
+    });
+
+    project = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+    await fund(chain.anvil.rpcUrl, [project.wallets[0]!.address]);
+    await fund(capped.anvil.rpcUrl, [project.wallets[0]!.address]);
+    await h.startTxWorker();
+  });
+  afterAll(async () => {
+    await h?.close();
+    for (const c of [chain, capped]) {
+      c?.recorder.provider.destroy();
+      c?.rpc.destroy();
+      await c?.anvil.stop();
+    }
+  });
+
+  it("replaces a dropped transaction at the same nonce with fees raised by at least 12.5 %, and confirms the replacement", async () => {
+    const res = await send(chain, 1);
+    expect(res.status).toBe(200);
+    const id = res.body.transactionId as string;
+    const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+    const [original] = submitted.attempts as Attempt[];
+    expect((await chain.rpc.send("txpool_content", [])).pending).not.toEqual({});
+    expect(await chain.rpc.send("anvil_dropTransaction", [original!.hash])).toBe(original!.hash);
+    expect((await chain.rpc.send("txpool_content", [])).pending).toEqual({});
+
+    // The replacement is made only after the stuck time, and its move (after its broadcast) is
+    // in the history before the block is mined, so the block can only hold the replacement.
+    const replaced = await until(id, (tx) => tx.history.filter((c) => c.status === "SUBMITTED").length === 2);
+    const attempts = replaced.attempts as Attempt[];
+    expect(attempts).toHaveLength(2);
+    const [first, second] = attempts as [Attempt, Attempt];
+    expect(Date.parse(second.createdAt) - Date.parse(first.createdAt)).toBeGreaterThanOrEqual(STUCK_AFTER_SECONDS * 1000);
+    expect(second.nonce).toBe(first.nonce);
+    expect(second.hash).not.toBe(first.hash);
+    expect(BigInt(second.maxFeePerGas!) * 1000n).toBeGreaterThanOrEqual(BigInt(first.maxFeePerGas!) * 1125n);
+    expect(BigInt(second.maxPriorityFeePerGas!) * 1000n).toBeGreaterThanOrEqual(BigInt(first.maxPriorityFeePerGas!) * 1125n);
+    expect(replaced.hash).toBe(second.hash);
+
+    await chain.rpc.send("evm_mine", []);
+    const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+    expect(tx.status).toBe("CONFIRMED");
+    expect(tx.hash).toBe(second.hash);
+    expect(tx.nonce).toBe(first.nonce);
+    expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "SUBMITTED", "CONFIRMED"]);
+    expect(tx.history[2]!.reason).toMatch(/not mined after \d+ s; replaced with higher fees/);
+    expect((await chain.rpc.getTransactionReceipt(second.hash))?.status).toBe(1);
+    expect(await chain.rpc.getTransactionReceipt(first.hash)).toBeNull();
+    expect((await chain.recorder.contract.getFunction("lastOrder")()).id).toBe(1n);
+  });
+
+  it("does not replace above the chain's fee cap: the transaction stays SUBMITTED and says why", async () => {
+    const res = await send(capped, 2);
+    expect(res.status).toBe(200);
+    const id = res.body.transactionId as string;
+    const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+    const [only] = submitted.attempts;
+
+    const noted = await until(id, (tx) => tx.history.length > 2);
+    expect(noted.status).toBe("SUBMITTED");
+    expect(noted.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "SUBMITTED"]);
+    expect(noted.history[2]!.reason).toMatch(/fee cap.*no room/);
+    expect(h.logs.some((line) => line.includes(id) && line.includes("fee cap leaves no room"))).toBe(true);
+
+    // Well past another stuck period: still the one attempt, and the note is not repeated.
+    await sleep(STUCK_AFTER_SECONDS * 1000 + 1000);
+    const waiting = await read(id);
+    expect(waiting.status).toBe("SUBMITTED");
+    expect(waiting.attempts.map((a) => a.hash)).toEqual([only!.hash]);
+    expect(waiting.history).toHaveLength(3);
+
+    // The capped attempt is still good: it is mined as soon as there is a block.
+    await capped.rpc.send("evm_mine", []);
+    const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+    expect(tx.status).toBe("CONFIRMED");
+    expect(tx.hash).toBe(only!.hash);
+  });
+});

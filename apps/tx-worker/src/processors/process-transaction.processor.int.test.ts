@@ -1,0 +1,223 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
+import { createProviders, encodeCall, parseFunctionSignature } from "@relay/chain";
+import { createLogger, isAppError, toError } from "@relay/core";
+import { createLocalSigner } from "@relay/custody";
+import {
+  createChainRepository,
+  createDatabase,
+  createNonceFillerRepository,
+  createPool,
+  createTransactionRepository,
+  createWalletRepository,
+  type Database,
+  type TransactionRepository,
+} from "@relay/db";
+import { RunAgain, type Job } from "@relay/queue";
+import { createProjectFixture, deployRecorder, startAnvil, testDatabaseUrl, testKek, type AnvilInstance, type DeployedRecorder } from "@relay/testing";
+import { createChainDirectory } from "../chain-directory";
+import type { StepDeps } from "../lifecycle/deps";
+import { createProcessTransactionProcessor } from "./process-transaction.processor";
+
+const logger = createLogger({ name: "process-transaction-test", level: "silent" });
+const context = { job: {} as Job, logger };
+const ORDER = parseFunctionSignature("setOrder((uint256 id, address owner, uint8[] flags) order)");
+
+/** A JSON-RPC proxy in front of anvil that answers 503 to the methods in `failing`. */
+async function startFlakyProxy(upstream: string) {
+  const failing = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      const { method } = JSON.parse(body) as { method: string };
+      if (failing.has(method)) {
+        res.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
+        return;
+      }
+      fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body })
+        .then(async (answer) => res.writeHead(answer.status, { "content-type": "application/json" }).end(await answer.text()))
+        .catch((e: unknown) => res.writeHead(502).end(toError(e).message));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, failing, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A port nothing listens on (taken from the OS, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("processTransaction processor", () => {
+  let pool: ReturnType<typeof createPool>;
+  let db: Database;
+  let anvil: AnvilInstance;
+  let recorder: DeployedRecorder;
+  let rpc: JsonRpcProvider;
+  let flakyAnvil: AnvilInstance;
+  let flakyRpc: JsonRpcProvider;
+  let proxy: Awaited<ReturnType<typeof startFlakyProxy>>;
+  let providers: ReturnType<typeof createProviders>;
+  let transactions: TransactionRepository;
+  let deps: StepDeps;
+  const kek = testKek();
+  const CHAIN = 31_241n;
+  const CHAIN_DOWN = 31_242n; // its RPC URL is a closed port
+  const CHAIN_FLAKY = 31_243n; // another anvil, behind a proxy that fails chosen methods
+
+  const addChain = (chainId: bigint, rpcUrl: string) =>
+    createChainRepository(db).upsert({ chainId, name: `processor test ${chainId}`, rpcUrls: [rpcUrl], confirmations: 1, lowBalanceThresholdWei: 0n, blockTimeMs: 200, stuckAfterSeconds: 60 });
+
+  /** A project with one wallet (funded on anvil unless `fund: false`) and a PENDING transaction of it. */
+  async function pendingTransaction(chainId: bigint, options: { wallets?: number; fund?: boolean; sealedWith?: typeof kek } = {}) {
+    const project = await createProjectFixture(db, options.sealedWith ?? kek, { wallets: options.wallets ?? 1 });
+    const address = project.wallets[0]?.address;
+    if (address && options.fund !== false) {
+      for (const node of [rpc, flakyRpc]) await node.send("anvil_setBalance", [address, toBeHex(parseEther("10"))]);
+    }
+    const { calldata } = encodeCall(ORDER, { order: { id: 7, owner: recorder.address, flags: [1] } });
+    const created = await transactions.create({
+      projectId: project.projectId,
+      id: randomUUID(),
+      chainId,
+      contractAddress: recorder.address,
+      functionSignature: ORDER.format("full"),
+      args: { order: { id: "7", owner: recorder.address, flags: [1] } },
+      calldata: Buffer.from(calldata.slice(2), "hex"),
+    });
+    if (!created.created) throw new Error("transaction not created");
+    return { projectId: project.projectId, transactionId: created.transaction.id, address, payload: { v: 1 as const, projectId: project.projectId, transactionId: created.transaction.id } };
+  }
+
+  const walletNonce = async (chainId: bigint, address: string) =>
+    (await pool.query<{ next: string }>(`SELECT next::text FROM wallet_nonce WHERE chain_id = $1 AND address = $2`, [chainId.toString(), address])).rows[0]?.next ?? null;
+
+  beforeAll(async () => {
+    pool = createPool({ url: testDatabaseUrl() });
+    db = createDatabase({ pool });
+    [anvil, flakyAnvil] = await Promise.all([startAnvil({ chainId: Number(CHAIN) }), startAnvil({ chainId: Number(CHAIN_FLAKY) })]);
+    // Same deployer and nonce: the Recorder has the same address on both nodes.
+    recorder = await deployRecorder(anvil.rpcUrl);
+    (await deployRecorder(flakyAnvil.rpcUrl)).provider.destroy();
+    rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    flakyRpc = new JsonRpcProvider(flakyAnvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    proxy = await startFlakyProxy(flakyAnvil.rpcUrl);
+    await addChain(CHAIN, anvil.rpcUrl);
+    await addChain(CHAIN_DOWN, `http://127.0.0.1:${await closedPort()}`);
+    await addChain(CHAIN_FLAKY, proxy.url);
+    providers = createProviders({ timeoutMs: 5_000 });
+    transactions = createTransactionRepository({ sql: pool, db });
+    const wallets = createWalletRepository(db);
+    deps = {
+      transactions,
+      fillers: createNonceFillerRepository(pool),
+      wallets,
+      chains: createChainDirectory({ chains: createChainRepository(db), providers }),
+      signer: createLocalSigner(kek, { loadKey: wallets.findWithKey }),
+      now: Date.now,
+    };
+  });
+  afterAll(async () => {
+    providers?.destroy();
+    rpc?.destroy();
+    flakyRpc?.destroy();
+    recorder?.provider.destroy();
+    await proxy?.close();
+    await Promise.all([anvil?.stop(), flakyAnvil?.stop()]);
+    await db?.$disconnect();
+    if (pool && !pool.ended) await pool.end();
+  });
+
+  it("success: signs and broadcasts a PENDING transaction (SUBMITTED, run again later), then confirms it on the next run", async () => {
+    const tx = await pendingTransaction(CHAIN);
+    const process = createProcessTransactionProcessor(deps);
+
+    const first = await process(tx.payload, context);
+    expect(first).toBeInstanceOf(RunAgain);
+    expect((first as RunAgain).delayMs).toBe(200);
+    const submitted = await transactions.findById(tx.projectId, tx.transactionId);
+    expect(submitted).toMatchObject({ status: "SUBMITTED", fromAddress: tx.address, nonce: 0n });
+    const attempts = await transactions.attempts(tx.projectId, tx.transactionId);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]!.broadcastAt).not.toBeNull();
+    expect(submitted!.hash).toBe(attempts[0]!.hash);
+    expect(await walletNonce(CHAIN, tx.address!)).toBe("1");
+
+    // anvil mines at once: the next run finds the receipt.
+    expect(await process(tx.payload, context)).toEqual({ status: "CONFIRMED" });
+    expect((await rpc.getTransactionReceipt(attempts[0]!.hash))?.status).toBe(1);
+    expect((await transactions.history(tx.projectId, tx.transactionId)).map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    // A final transaction's job only reports it.
+    expect(await process(tx.payload, context)).toEqual({ status: "CONFIRMED" });
+  });
+
+  it("retryable failure: the chain's RPC does not answer, so the run throws a retryable error and the transaction stays PENDING without a nonce", async () => {
+    const tx = await pendingTransaction(CHAIN_DOWN, { fund: false });
+    const error = await createProcessTransactionProcessor(deps)(tx.payload, context).then(
+      () => null,
+      (e: unknown) => toError(e),
+    );
+    expect(error).not.toBeNull();
+    // createTypedWorker retries whatever is not an AppError marked `retryable: false`.
+    expect(isAppError(error) && !error.retryable).toBe(false);
+    expect(error!.message).toMatch(/simulation failed/);
+    const after = await transactions.findById(tx.projectId, tx.transactionId);
+    expect(after).toMatchObject({ status: "PENDING", fromAddress: null, nonce: null, error: null });
+    expect(await transactions.attempts(tx.projectId, tx.transactionId)).toEqual([]);
+    expect(await walletNonce(CHAIN_DOWN, tx.address!)).toBeNull();
+    expect((await transactions.history(tx.projectId, tx.transactionId)).map((c) => c.status)).toEqual(["PENDING"]);
+  });
+
+  it("retryable failure after the nonce is bound: the retry reuses that nonce instead of taking another", async () => {
+    const tx = await pendingTransaction(CHAIN_FLAKY);
+    const process = createProcessTransactionProcessor(deps);
+    proxy.failing.add("eth_getBlockByNumber"); // fee pricing reads the latest block: after the nonce is bound
+    try {
+      const error = await process(tx.payload, context).then(() => null, (e: unknown) => toError(e));
+      expect(error).not.toBeNull();
+      expect(isAppError(error) && !error.retryable).toBe(false);
+    } finally {
+      proxy.failing.clear();
+    }
+    expect(await transactions.findById(tx.projectId, tx.transactionId)).toMatchObject({ status: "PENDING", fromAddress: tx.address, nonce: 0n });
+    expect(await walletNonce(CHAIN_FLAKY, tx.address!)).toBe("1");
+    expect(await transactions.attempts(tx.projectId, tx.transactionId)).toEqual([]);
+
+    // The retry (BullMQ's) goes through with the same nonce; the wallet's counter did not move.
+    expect(await process(tx.payload, context)).toBeInstanceOf(RunAgain);
+    expect(await transactions.findById(tx.projectId, tx.transactionId)).toMatchObject({ status: "SUBMITTED", nonce: 0n });
+    expect(await walletNonce(CHAIN_FLAKY, tx.address!)).toBe("1");
+    const [attempt] = await transactions.attempts(tx.projectId, tx.transactionId);
+    expect((await flakyRpc.getTransaction(attempt!.hash))?.nonce).toBe(0);
+  });
+
+  it("permanent failure: a project without a wallet ends FAILED with the reason, and the result says FAILED", async () => {
+    const tx = await pendingTransaction(CHAIN, { wallets: 0 });
+    expect(await createProcessTransactionProcessor(deps)(tx.payload, context)).toEqual({ status: "FAILED" });
+    const after = await transactions.findById(tx.projectId, tx.transactionId);
+    expect(after).toMatchObject({ status: "FAILED", nonce: null });
+    expect(after!.error).toMatch(/no wallet/);
+    const history = await transactions.history(tx.projectId, tx.transactionId);
+    expect(history.map((c) => c.status)).toEqual(["PENDING", "FAILED"]);
+    expect(history[1]!.reason).toBe(after!.error);
+  });
+
+  it("permanent failure: a wallet key sealed under another key-encryption key ends FAILED, with nothing signed or sent", async () => {
+    const tx = await pendingTransaction(CHAIN, { sealedWith: testKek() });
+    expect(await createProcessTransactionProcessor(deps)(tx.payload, context)).toEqual({ status: "FAILED" });
+    const after = await transactions.findById(tx.projectId, tx.transactionId);
+    expect(after!.status).toBe("FAILED");
+    expect(after!.error).toMatch(/failed authentication/);
+    expect(await transactions.attempts(tx.projectId, tx.transactionId)).toEqual([]);
+    expect(await rpc.getTransactionCount(tx.address!, "pending")).toBe(0);
+  });
+});
