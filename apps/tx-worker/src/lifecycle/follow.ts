@@ -46,6 +46,9 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   }
 
   const latest = attempts[attempts.length - 1]!;
+  if (!latest.broadcastAt && (await broadcast(provider, latest)).kind !== "insufficient-funds") {
+    await deps.transactions.markAttemptBroadcast(latest.hash);
+  }
   const age = deps.now() - latest.createdAt.getTime();
   if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(chain.blockTimeMs);
 
@@ -85,13 +88,17 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const wallet = await deps.wallets.findByAddress(tx.fromAddress);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} no longer exists`);
   const replacement = await signAttempt(deps, { ...tx, fromAddress: tx.fromAddress, nonce: tx.nonce }, wallet.id, latest.gasLimit, fees);
+  // A broadcast that throws (transient) leaves the attempt unsent; the next run sends it.
   const outcome = await broadcast(provider, replacement);
-  if (outcome.kind === "sent") await deps.transactions.markAttemptBroadcast(replacement.hash);
+  const sent = outcome.kind !== "insufficient-funds";
+  if (sent) await deps.transactions.markAttemptBroadcast(replacement.hash);
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "SUBMITTED",
     to: "SUBMITTED",
-    reason: `not mined after ${Math.round(age / 1000)} s; replaced with higher fees`,
-    set: { hash: replacement.hash },
+    reason: sent
+      ? `not mined after ${Math.round(age / 1000)} s; replaced with higher fees`
+      : `not mined after ${Math.round(age / 1000)} s; a replacement with higher fees is signed, but the wallet cannot pay for it yet`,
+    set: { hash: sent ? replacement.hash : latest.hash },
   });
   logger.info({ previous: latest.hash, replacement: replacement.hash }, "stuck transaction replaced");
   return runAgainIn(chain.blockTimeMs);

@@ -211,12 +211,11 @@ describe("processTransaction processor", () => {
     expect(history[1]!.reason).toBe(after!.error);
   });
 
-  it("permanent failure: a wallet key sealed under another key-encryption key ends FAILED, with nothing signed or sent", async () => {
+  it("a key this replica cannot open (wrong key-encryption key) is retried, not FAILED: another replica, or this one fixed, can sign", async () => {
     const tx = await pendingTransaction(CHAIN, { sealedWith: testKek() });
-    expect(await createProcessTransactionProcessor(deps)(tx.payload, context)).toEqual({ status: "FAILED" });
+    await expect(createProcessTransactionProcessor(deps)(tx.payload, context)).rejects.toThrow(/failed authentication/);
     const after = await transactions.findById(tx.projectId, tx.transactionId);
-    expect(after!.status).toBe("FAILED");
-    expect(after!.error).toMatch(/failed authentication/);
+    expect(after!.status).toBe("PENDING");
     expect(await transactions.attempts(tx.projectId, tx.transactionId)).toEqual([]);
     expect(await rpc.getTransactionCount(tx.address!, "pending")).toBe(0);
   });

@@ -1,4 +1,4 @@
-import { isAppError, toError } from "@relay/core";
+import { AppError, isAppError, toError } from "@relay/core";
 import { isFinal } from "@relay/db";
 import type { Processor, RunAgain } from "@relay/queue";
 import { follow } from "../lifecycle/follow";
@@ -9,8 +9,11 @@ import type { StepDeps } from "../lifecycle/deps";
 /**
  * One run of a transaction's job: the step for its current status. Transient faults throw and
  * BullMQ retries; a fault that cannot heal ends the transaction as FAILED with the reason, so no
- * request stays unfinished without saying why.
+ * request stays unfinished without saying why. A replica's own configuration (a key-encryption
+ * key that cannot open the wallet's key) is not the transaction's fault: it is retried, so a
+ * correctly configured replica, or this one once fixed, takes it.
  */
+const REPLICA_FAULTS = new Set(["CRYPTO", "CONFIG"]);
 export function createProcessTransactionProcessor(deps: StepDeps): Processor<"processTransaction"> {
   return async ({ projectId, transactionId }, { logger: jobLogger }): Promise<RunAgain | { status: string }> => {
     const logger = jobLogger.child({ projectId, transactionId });
@@ -23,10 +26,14 @@ export function createProcessTransactionProcessor(deps: StepDeps): Processor<"pr
       return result === "done" ? { status: (await deps.transactions.findById(projectId, transactionId))?.status ?? "missing" } : result;
     } catch (e) {
       const error = toError(e);
+      if (isAppError(error) && REPLICA_FAULTS.has(error.code)) {
+        logger.error({ err: error }, "this replica cannot process the transaction; check its configuration");
+        throw new AppError(error.code, error.message, { retryable: true, cause: error });
+      }
       if (isAppError(error) && !error.retryable) {
         const moved = await deps.transactions.move(projectId, transactionId, { from: tx.status, to: "FAILED", reason: error.message });
         logger.error({ err: error, moved }, "transaction failed for good");
-        return { status: "FAILED" };
+        return { status: moved ? "FAILED" : ((await deps.transactions.findById(projectId, transactionId))?.status ?? "missing") };
       }
       throw error;
     }
