@@ -1,7 +1,7 @@
 import { JsonRpcProvider } from "ethers";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
-import { addChain, fund, waitForStatus, type TransactionView } from "./tx-helpers";
+import { addChain, fund, waitForStatus, type TransactionView } from "@relay/testing";
 
 /** The read endpoint's view, with the fields this test looks at. */
 type View = TransactionView & { chainId: number; blockNumber: string | null };

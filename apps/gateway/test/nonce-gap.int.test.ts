@@ -3,7 +3,7 @@ import { JsonRpcProvider, type Contract } from "ethers";
 import { createPool, createTransactionRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
-import { addChain, fund, waitForStatus } from "./tx-helpers";
+import { addChain, fund, waitForStatus } from "@relay/testing";
 
 describe("a nonce abandoned by a failed transaction", () => {
   let h: Harness;

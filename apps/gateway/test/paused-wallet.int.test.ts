@@ -1,7 +1,7 @@
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
-import { addChain, readTransaction, waitForStatus } from "./tx-helpers";
+import { addChain, readTransaction, waitForStatus } from "@relay/testing";
 
 describe("a wallet that cannot pay", () => {
   let h: Harness;

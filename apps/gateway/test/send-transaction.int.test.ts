@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Contract, JsonRpcProvider } from "ethers";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
-import { addChain, fund, readTransaction, waitForStatus } from "./tx-helpers";
+import { addChain, fund, readTransaction, waitForStatus } from "@relay/testing";
 
 describe("sendTransaction to finality on anvil", () => {
   let h: Harness;

@@ -2,7 +2,7 @@ import { JsonRpcProvider } from "ethers";
 import { createChainRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
-import { addChain, fund, readTransaction, waitForStatus, type TransactionView } from "./tx-helpers";
+import { addChain, fund, readTransaction, waitForStatus, type TransactionView } from "@relay/testing";
 
 /** The read endpoint's attempts with both EIP-1559 fields. */
 type Attempt = TransactionView["attempts"][number] & { maxPriorityFeePerGas: string | null; createdAt: string };

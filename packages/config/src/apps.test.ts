@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig } from "./index";
+import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerConfig } from "./index";
 
 describe("configuration", () => {
   it("has defaults that make the quick start work", () => {
@@ -24,6 +24,13 @@ describe("configuration", () => {
       expect((e as Error).message).toMatch(/KEY_ENCRYPTION_KEY \(set\): must be 32 random bytes/);
       expect((e as Error).message).not.toContain(short);
     }
+  });
+
+  it("takes a tx-worker job lock duration of at least a second, BullMQ's 30 s by default", () => {
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).jobLockMs).toBe(30_000);
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "3000" }).jobLockMs).toBe(3000);
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "500" })).toThrow(/TX_JOB_LOCK_MS \("500"\): must be at least 1000 ms/);
   });
 
   it("loads the active key and previous keys for rotation", () => {

@@ -10,3 +10,4 @@ export { CONTRACTS_DIR, DEFAULT_CONTRACT_CACHE_DIR, SOLC_SETTINGS, compileContra
 export type { CompileOptions, CompiledContract } from "./contracts/compile";
 export { RECORDER_TRAP_SLOT, deployRecorder, recorderArtifact } from "./contracts/deploy";
 export type { DeployedRecorder } from "./contracts/deploy";
+export * from "./transactions";

@@ -1,3 +1,4 @@
+/** Helpers for transaction tests: register an anvil chain, fund wallets, read and await a transaction over HTTP. */
 import { parseEther, toBeHex, JsonRpcProvider } from "ethers";
 import { createChainRepository, type Database } from "@relay/db";
 import type { AnvilInstance } from "@relay/testing";
