@@ -1,5 +1,5 @@
 import { loadGatewayConfig } from "@relay/config";
-import { createLogger, toError } from "@relay/core";
+import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool } from "@relay/db";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
@@ -30,27 +30,17 @@ async function main() {
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping: no new connections, finishing requests in flight");
-    server.close(() => {
-      void Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), pool.end(), signaturePool.end()]).then(async () => {
-        await redis.quit().catch(() => undefined);
-        logger.info("stopped");
-        process.exit(0);
-      });
-    });
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(1), 15_000).unref();
+  return {
+    logger,
+    // No new connections; requests in flight finish; then the connections close.
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), pool.end(), signaturePool.end()]);
+      await redis.quit().catch(() => undefined);
+    },
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("unhandledRejection", (reason) => logger.error({ err: toError(reason) }, "unhandled rejection"));
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`gateway failed to start: ${toError(e).message}\n`);
-  process.exit(1);
-});
+runProcess("gateway", main, 15_000);

@@ -1,5 +1,5 @@
 import { loadSigningWorkerConfig } from "@relay/config";
-import { createLogger, toError } from "@relay/core";
+import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
 import { createProducer, createRedis } from "@relay/queue";
@@ -28,24 +28,14 @@ async function main() {
   await producer.close();
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "signing worker started");
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping: finishing in-flight jobs");
+  return {
+    logger,
     // close() waits for active jobs; anything not started stays in Redis for another replica.
-    await worker.close();
-    await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
-    logger.info("stopped");
-    process.exit(0);
+    stop: async () => {
+      await worker.close();
+      await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
+    },
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("unhandledRejection", (reason) => logger.error({ err: toError(reason) }, "unhandled rejection"));
 }
 
-main().catch((e: unknown) => {
-  // Start-up failures (bad configuration, unreachable services) end the process with one clear line.
-  process.stderr.write(`signing-worker failed to start: ${toError(e).message}\n`);
-  process.exit(1);
-});
+runProcess("signing-worker", main);

@@ -1,5 +1,5 @@
 import { loadTxWorkerConfig } from "@relay/config";
-import { createLogger, toError } from "@relay/core";
+import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
 import { createRedis } from "@relay/queue";
@@ -27,22 +27,14 @@ async function main() {
   await worker.producer.schedule("reconcileTransactions");
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "tx worker started");
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping: finishing in-flight jobs");
-    await worker.close();
-    await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
-    logger.info("stopped");
-    process.exit(0);
+  return {
+    logger,
+    // close() waits for active jobs; anything not started stays in Redis for another replica.
+    stop: async () => {
+      await worker.close();
+      await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
+    },
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("unhandledRejection", (reason) => logger.error({ err: toError(reason) }, "unhandled rejection"));
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`tx-worker failed to start: ${toError(e).message}\n`);
-  process.exit(1);
-});
+runProcess("tx-worker", main);

@@ -4,3 +4,4 @@ export { createLogger, REDACT_PATHS } from "./logger";
 export type { Logger, LoggerSettings } from "./logger";
 export { generateApiKey, hashSecret, parseApiKey, secretMatches } from "./api-key";
 export type { NewApiKey } from "./api-key";
+export { runProcess } from "./process";
