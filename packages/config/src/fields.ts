@@ -34,25 +34,38 @@ const base64Key = z
     message: "must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`)",
   });
 
+const keyId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, "use 1-32 letters, digits, _ or -").default("k1");
+const previousKeys = z
+  .string()
+  .default("")
+  .refine(
+    (v) =>
+      v === "" ||
+      v.split(",").every((pair) => {
+        const [id, key] = pair.split(":");
+        return !!id && /^[A-Za-z0-9_-]{1,32}$/.test(id) && !!key && base64Key.safeParse(key).success;
+      }),
+    "must be a comma-separated list of id:base64key pairs",
+  );
+
 /**
  * The key-encryption key (KEK) that protects private keys at rest, its id, and older keys still
  * needed to decrypt records written before a rotation ("id:base64,id:base64").
  */
 export const kekFields = {
   KEY_ENCRYPTION_KEY: base64Key,
-  KEY_ENCRYPTION_KEY_ID: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, "use 1-32 letters, digits, _ or -").default("k1"),
-  KEY_ENCRYPTION_KEYS_PREVIOUS: z
-    .string()
-    .default("")
-    .refine(
-      (v) =>
-        v === "" ||
-        v.split(",").every((pair) => {
-          const [id, key] = pair.split(":");
-          return !!id && /^[A-Za-z0-9_-]{1,32}$/.test(id) && !!key && base64Key.safeParse(key).success;
-        }),
-      "must be a comma-separated list of id:base64key pairs",
-    ),
+  KEY_ENCRYPTION_KEY_ID: keyId,
+  KEY_ENCRYPTION_KEYS_PREVIOUS: previousKeys,
+};
+
+/**
+ * The key that protects webhook secrets at rest: a different key from the KEK, because the
+ * gateway (which creates secrets) must never hold the key of the wallets.
+ */
+export const webhookKeyFields = {
+  WEBHOOK_SECRET_KEY: base64Key,
+  WEBHOOK_SECRET_KEY_ID: keyId,
+  WEBHOOK_SECRET_KEYS_PREVIOUS: previousKeys,
 };
 
 export interface KeyEncryptionConfig {
@@ -60,16 +73,19 @@ export interface KeyEncryptionConfig {
   keys: ReadonlyMap<string, Buffer>;
 }
 
-export function toKeyEncryptionConfig(v: {
-  KEY_ENCRYPTION_KEY: string;
-  KEY_ENCRYPTION_KEY_ID: string;
-  KEY_ENCRYPTION_KEYS_PREVIOUS: string;
-}): KeyEncryptionConfig {
+/** An active key, its id and older keys → the keyring the envelope code takes. */
+export function toKeyring(active: string, activeId: string, previous: string): KeyEncryptionConfig {
   const keys = new Map<string, Buffer>();
-  for (const pair of v.KEY_ENCRYPTION_KEYS_PREVIOUS.split(",").filter(Boolean)) {
+  for (const pair of previous.split(",").filter(Boolean)) {
     const [id, key] = pair.split(":") as [string, string];
     keys.set(id, Buffer.from(key, "base64"));
   }
-  keys.set(v.KEY_ENCRYPTION_KEY_ID, Buffer.from(v.KEY_ENCRYPTION_KEY, "base64"));
-  return { activeKeyId: v.KEY_ENCRYPTION_KEY_ID, keys };
+  keys.set(activeId, Buffer.from(active, "base64"));
+  return { activeKeyId: activeId, keys };
 }
+
+export const toKeyEncryptionConfig = (v: { KEY_ENCRYPTION_KEY: string; KEY_ENCRYPTION_KEY_ID: string; KEY_ENCRYPTION_KEYS_PREVIOUS: string }) =>
+  toKeyring(v.KEY_ENCRYPTION_KEY, v.KEY_ENCRYPTION_KEY_ID, v.KEY_ENCRYPTION_KEYS_PREVIOUS);
+
+export const toWebhookKeyring = (v: { WEBHOOK_SECRET_KEY: string; WEBHOOK_SECRET_KEY_ID: string; WEBHOOK_SECRET_KEYS_PREVIOUS: string }) =>
+  toKeyring(v.WEBHOOK_SECRET_KEY, v.WEBHOOK_SECRET_KEY_ID, v.WEBHOOK_SECRET_KEYS_PREVIOUS);
