@@ -45,12 +45,16 @@ describe("scripts/check-compose.sh", () => {
     expect(run.output).toContain("no such file");
   });
 
-  // The signing worker must not start without a key-encryption key: compose itself refuses.
-  it("makes docker-compose refuse the real file without KEY_ENCRYPTION_KEY", () => {
-    const env = { ...process.env };
-    delete env.KEY_ENCRYPTION_KEY;
+  // The workers must not start without their keys: compose itself refuses, naming the variable.
+  it.each(["KEY_ENCRYPTION_KEY", "WEBHOOK_SECRET_KEY"])("makes docker-compose refuse the real file without %s", (name) => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      KEY_ENCRYPTION_KEY: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+      WEBHOOK_SECRET_KEY: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+    };
+    delete env[name];
     const run = spawnSync("docker-compose", ["-f", composeFile, "config", "-q"], { encoding: "utf8", env });
     expect(run.status).not.toBe(0);
-    expect(run.stderr).toContain("set KEY_ENCRYPTION_KEY");
+    expect(run.stderr).toContain(`set ${name}`);
   });
 });

@@ -35,6 +35,7 @@ fi
 # The file refuses to load without a key-encryption key (`${KEY_ENCRYPTION_KEY:?...}`); any
 # well-formed value does for validation, and a real key has no business here.
 export KEY_ENCRYPTION_KEY="AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+export WEBHOOK_SECRET_KEY="AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
 if ! output="$(docker-compose -f "$file" config -q 2>&1)"; then
   echo "check-compose: INVALID compose file: $file" >&2

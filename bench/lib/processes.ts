@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 
 const root = resolve(__dirname, "../..");
+/** One webhook secret key for every app of this benchmark run (the gateway needs one to start). */
+const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
 
 /** Starts an app the way production does: its own Node process, configured by environment. */
 export function startApp(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
@@ -9,7 +12,7 @@ export function startApp(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", resolve(root, entry)], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, LOG_LEVEL: "warn", WEBHOOK_SECRET_KEY, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
   process.on("exit", () => child.kill("SIGKILL"));

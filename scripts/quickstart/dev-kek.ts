@@ -7,8 +7,8 @@ import { dirname } from "node:path";
  * otherwise a random key generated once into a git-ignored file. Never for production: there
  * the key comes from the operator's secret store.
  */
-export function devKek(file: string): { key: string; generated: boolean; fromEnv: boolean } {
-  const fromEnv = process.env.KEY_ENCRYPTION_KEY;
+export function devKek(file: string, variable = "KEY_ENCRYPTION_KEY"): { key: string; generated: boolean; fromEnv: boolean } {
+  const fromEnv = process.env[variable];
   if (fromEnv) return { key: fromEnv, generated: false, fromEnv: true };
   if (existsSync(file)) return { key: readFileSync(file, "utf8").trim(), generated: false, fromEnv: false };
   mkdirSync(dirname(file), { recursive: true });

@@ -206,7 +206,7 @@ describe("npm start (the quick start)", () => {
         // What a developer's shell would not have: the key (the quick start must make one), another
         // chain, and what jest and its global setup add.
         for (const name of Object.keys(env)) {
-          if (/^(KEY_ENCRYPTION_KEY|RELAY_TEST_|JEST_)/.test(name) || name === "RPC_URL") delete env[name];
+          if (/^(KEY_ENCRYPTION_KEY|WEBHOOK_SECRET_KEY|RELAY_TEST_|JEST_)/.test(name) || name === "RPC_URL") delete env[name];
         }
         if (env.NODE_ENV === "test") delete env.NODE_ENV; // jest's default
 

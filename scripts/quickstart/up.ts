@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole system on one machine, in the foreground.
- *   1. a key-encryption key for development (.dev/kek, git-ignored) unless KEY_ENCRYPTION_KEY is set
+ *   1. a key-encryption key for development (.dev/kek, git-ignored) unless KEY_ENCRYPTION_KEY is set,
+ *      and a webhook secret key (.dev/webhook-key) unless WEBHOOK_SECRET_KEY is set
  *   2. a local anvil chain (embedded default; RPC_URL points at another chain instead)
  *   3. the database created if missing and migrations applied
  *   4. the demo project, its funded wallet and a fresh API key
@@ -50,9 +51,11 @@ async function waitForReady(url: string, timeoutMs: number): Promise<void> {
 }
 
 async function main() {
-  const config = loadGatewayConfig();
   const kek = devKek(join(devDir, "kek"));
   if (kek.generated) say("Generated a development key-encryption key into .dev/kek (git-ignored). In production set KEY_ENCRYPTION_KEY instead.");
+  const webhookKey = devKek(join(devDir, "webhook-key"), "WEBHOOK_SECRET_KEY");
+  if (webhookKey.generated) say("Generated a development webhook secret key into .dev/webhook-key (git-ignored). In production set WEBHOOK_SECRET_KEY instead.");
+  const config = loadGatewayConfig({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
 
   const chain = await chainFromEnv();
   say(chain.local ? `Started a local anvil chain ${chain.chainId} at ${chain.rpcUrl}` : `Using chain ${chain.chainId} at ${chain.rpcUrl}`);
@@ -63,16 +66,19 @@ async function main() {
 
   const db = createDatabase({ url: config.databaseUrl });
   const workerEnv = { ...process.env, KEY_ENCRYPTION_KEY: kek.key };
+  const webhookEnv: NodeJS.ProcessEnv = { ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key };
+  delete webhookEnv.KEY_ENCRYPTION_KEY;
   const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain);
   await db.$disconnect();
 
-  const gatewayEnv = { ...process.env };
+  const gatewayEnv: NodeJS.ProcessEnv = { ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key };
   delete gatewayEnv.KEY_ENCRYPTION_KEY; // the gateway never holds the key-encryption key
   const apps = supervise(
     [
       { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
       { name: "signing-worker", entry: "apps/signing-worker/src/main.ts", env: workerEnv },
       { name: "tx-worker", entry: "apps/tx-worker/src/main.ts", env: workerEnv },
+      { name: "webhook-worker", entry: "apps/webhook-worker/src/main.ts", env: webhookEnv },
     ],
     join(devDir, "logs"),
     say,

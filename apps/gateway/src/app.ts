@@ -5,6 +5,7 @@ import type { Logger } from "@relay/core";
 import {
   createApiKeyRepository,
   createChainRepository,
+  createEventCallbackRepository,
   createSignatureRepository,
   createTransactionRepository,
   createWalletRepository,
@@ -21,6 +22,8 @@ import { personalSignRoutes } from "./routes/personal-sign.routes";
 import { createPersonalSignService } from "./services/personal-sign.service";
 import { createSendTransactionService } from "./services/send-transaction.service";
 import { transactionRoutes } from "./routes/transactions.routes";
+import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
+import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
 
 export interface GatewayDeps {
@@ -40,6 +43,9 @@ export interface GatewayDeps {
     authCacheTtlMs: number;
     queuePrefix: string;
     trustProxy: string;
+    env: "development" | "production" | "test";
+    /** Seals webhook secrets (never the wallet KEK). */
+    webhookKeyring: Kek;
   };
 }
 
@@ -108,6 +114,14 @@ export function createApp(deps: GatewayDeps): Express {
         producer: deps.producer,
         logger: deps.logger,
       }),
+    }),
+  );
+
+  app.use(
+    eventCallbackRoutes({
+      callbacks: createEventCallbackRepository({ sql: deps.sql, db }),
+      keyring: settings.webhookKeyring,
+      production: settings.env === "production",
     }),
   );
 

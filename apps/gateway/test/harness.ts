@@ -7,6 +7,7 @@ import { createLocalSigner, type Kek } from "@relay/custody";
 import { createProducer, createRedis, createResultWaiter, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
 import { createTxWorker } from "@relay/tx-worker";
+import { createWebhookWorker } from "@relay/webhook-worker";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
 
@@ -34,14 +35,26 @@ export interface Harness {
   /** The transaction worker, in-process (tests of sendTransaction start it). */
   startTxWorker(options?: { concurrency?: number }): Promise<void>;
   stopTxWorker(): Promise<void>;
+  /** The webhook worker, in-process, allowed to deliver to loopback receivers. */
+  startWebhookWorker(options?: { retrySchedule?: string; allowPrivateNetworks?: boolean }): Promise<void>;
+  stopWebhookWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The gateway on a free port and the real signing worker in-process, on the run's database. */
-export async function startHarness(label: string, settings: Partial<GatewayDeps["settings"]> = {}): Promise<Harness> {
-  const pool = createPool({ url: testDatabaseUrl() });
+/**
+ * `databaseUrl`: a database of the test's own, for tests whose workers claim every project's rows
+ * (the webhook dispatcher takes all undispatched events) and would disturb tests running beside them.
+ */
+export async function startHarness(
+  label: string,
+  settings: Partial<GatewayDeps["settings"]> = {},
+  options: { databaseUrl?: string } = {},
+): Promise<Harness> {
+  const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
   const db = createDatabase({ pool });
   const kek = testKek();
+  const webhookKeyring = testKek();
   const prefix = testQueuePrefix(label);
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
   const workerRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
@@ -65,6 +78,8 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
       authCacheTtlMs: 0,
       queuePrefix: prefix,
       trustProxy: "loopback",
+      env: "test",
+      webhookKeyring,
       ...settings,
     },
   });
@@ -75,6 +90,8 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
 
   let worker: WorkerGroup | undefined;
   let txWorker: WorkerGroup | undefined;
+  let webhookWorker: WorkerGroup | undefined;
+  const webhookRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
   const txRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
   const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -106,16 +123,38 @@ export async function startHarness(label: string, settings: Partial<GatewayDeps[
     },
     stopTxWorker: async () => {
       await txWorker?.close();
+      await webhookWorker?.close();
       txWorker = undefined;
+    },
+    startWebhookWorker: async (options = {}) => {
+      webhookWorker = createWebhookWorker({
+        db,
+        sql: pool,
+        redis: webhookRedis,
+        logger,
+        keyring: webhookKeyring,
+        queuePrefix: prefix,
+        concurrency: 16,
+        allowPrivateNetworks: options.allowPrivateNetworks ?? true,
+        retrySchedule: options.retrySchedule ?? "200ms,400ms,800ms",
+        connectTimeoutMs: 1000,
+        totalTimeoutMs: 2000,
+      });
+      await webhookWorker.ready();
+    },
+    stopWebhookWorker: async () => {
+      await webhookWorker?.close();
+      webhookWorker = undefined;
     },
     close: async () => {
       await worker?.close();
       await txWorker?.close();
+      await webhookWorker?.close();
       await new Promise((r) => server.close(r));
       await signResults.close();
       await producer.close();
       await deleteRedisKeys(redis, prefix);
-      await Promise.allSettled([redis.quit(), workerRedis.quit(), txRedis.quit(), db.$disconnect(), pool.end()]);
+      await Promise.allSettled([redis.quit(), workerRedis.quit(), txRedis.quit(), webhookRedis.quit(), db.$disconnect(), pool.end()]);
     },
   };
   await harness.startWorker();

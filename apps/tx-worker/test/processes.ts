@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -159,7 +160,12 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
     /** The gateway on a free port, once GET /ready answers 200 (Postgres and Redis reachable). */
     startGateway: async (options: { logLevel?: string } = {}): Promise<{ url: string; process: AppProcess }> => {
       const port = await freePort();
-      const proc = launch("gateway", "gateway", { ...commonEnv(options.logLevel ?? "warn"), HOST: "127.0.0.1", PORT: String(port) });
+      const proc = launch("gateway", "gateway", {
+        ...commonEnv(options.logLevel ?? "warn"),
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+      });
       const url = `http://127.0.0.1:${port}`;
       const deadline = Date.now() + START_TIMEOUT_MS;
       for (;;) {

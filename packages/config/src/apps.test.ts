@@ -3,7 +3,7 @@ import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerCo
 
 describe("configuration", () => {
   it("has defaults that make the quick start work", () => {
-    const config = loadGatewayConfig({});
+    const config = loadGatewayConfig({ WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64") });
     expect(config).toMatchObject({ port: 3000, databaseUrl: "postgresql://postgres@127.0.0.1:5432/relay", queuePrefix: "relay" });
     expect(Object.isFrozen(config)).toBe(true);
   });

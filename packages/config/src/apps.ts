@@ -10,6 +10,8 @@ import {
   queuePrefix,
   redisUrl,
   toKeyEncryptionConfig,
+  toWebhookKeyring,
+  webhookKeyFields,
   type KeyEncryptionConfig,
 } from "./fields";
 
@@ -47,6 +49,7 @@ const gatewaySchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt(6000),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   TRUST_PROXY: z.string().default("loopback"),
+  ...webhookKeyFields,
 });
 
 export interface GatewayConfig extends CommonConfig {
@@ -57,6 +60,8 @@ export interface GatewayConfig extends CommonConfig {
   rateLimitPerMinute: number;
   authCacheTtlMs: number;
   trustProxy: string;
+  /** Seals the webhook secrets the gateway creates (never the wallet KEK). */
+  webhookKeyring: KeyEncryptionConfig;
 }
 
 export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfig> {
@@ -70,6 +75,45 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     trustProxy: v.TRUST_PROXY,
+    webhookKeyring: toWebhookKeyring(v),
+  });
+}
+
+const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
+
+const webhookWorkerSchema = z.object({
+  ...common,
+  ...webhookKeyFields,
+  WEBHOOK_CONCURRENCY: positiveInt(64),
+  /** Loopback and private addresses as destinations: never in production, allowed in development. */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).optional(),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
+  WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
+  WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
+});
+
+export interface WebhookWorkerConfig extends CommonConfig {
+  webhookKeyring: KeyEncryptionConfig;
+  concurrency: number;
+  allowPrivateNetworks: boolean;
+  retrySchedule: string;
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+}
+
+export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
+  const v = parseEnv(webhookWorkerSchema, env);
+  return Object.freeze({
+    ...toCommon(v),
+    webhookKeyring: toWebhookKeyring(v),
+    concurrency: v.WEBHOOK_CONCURRENCY,
+    allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE === undefined ? v.NODE_ENV !== "production" : v.WEBHOOK_ALLOW_PRIVATE === "true",
+    retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
+    connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
+    totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
   });
 }
 

@@ -21,7 +21,8 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Env): Readonly<z.o
       const name = issue.path.join(".") || "(environment)";
       const value = typeof issue.path[0] === "string" ? env[issue.path[0]] : undefined;
       const shown = value === undefined ? "unset" : isSecretName(name) ? "set" : JSON.stringify(value);
-      return `  ${name} (${shown}): ${issue.message}`;
+      const message = value === undefined && issue.code === "invalid_type" ? "is required" : issue.message;
+      return `  ${name} (${shown}): ${message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }

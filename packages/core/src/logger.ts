@@ -11,6 +11,8 @@ export const REDACT_PATHS = [
   "*.privateKey",
   "encryptedKey",
   "*.encryptedKey",
+  "encryptedSecret",
+  "*.encryptedSecret",
   "secret",
   "*.secret",
   "secretHash",

@@ -1,5 +1,5 @@
-export { needsReseal, open, seal } from "./envelope";
-export type { Kek } from "./envelope";
+export { needsReseal, open, seal } from "@relay/secrets";
+export type { Kek } from "@relay/secrets";
 export { generateWalletKey, importWalletKey, openWalletKey } from "./wallet-keys";
 export type { NewWalletKey } from "./wallet-keys";
 export { createLocalSigner } from "./signer";

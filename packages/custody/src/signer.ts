@@ -2,7 +2,7 @@ import { hashMessage, Signature, Transaction, type TransactionLike } from "ether
 import secp256k1 from "secp256k1";
 import { AppError } from "@relay/core";
 import { openWalletKey } from "./wallet-keys";
-import type { Kek } from "./envelope";
+import type { Kek } from "@relay/secrets";
 
 /**
  * What the workers sign with, by wallet id. Local keys now; a KMS-backed signer can implement

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Transaction, Wallet, verifyMessage } from "ethers";
 import { generateWalletKey, importWalletKey, openWalletKey } from "./wallet-keys";
 import { createLocalSigner } from "./signer";
-import type { Kek } from "./envelope";
+import type { Kek } from "@relay/secrets";
 
 const kek: Kek = { activeKeyId: "k1", keys: new Map([["k1", randomBytes(32)]]) };
 

@@ -1,6 +1,6 @@
 import { Wallet, getAddress, hexlify, isHexString } from "ethers";
 import { AppError } from "@relay/core";
-import { open, seal, type Kek } from "./envelope";
+import { open, seal, type Kek } from "@relay/secrets";
 
 /** What binds a wallet's sealed key to its record. */
 const walletAad = (walletId: string, address: string) => `wallet:${walletId}:${getAddress(address)}`;

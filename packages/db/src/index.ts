@@ -15,3 +15,18 @@ export type { JsonValue, TransactionRecord } from "./transactions/transaction-re
 export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";
 export * from "./transactions/nonce-filler.repository";
+export { EVENT_TYPES } from "./webhooks/webhook-records";
+export type {
+  EventCallbackRecord,
+  EventCallbackStatRecord,
+  EventCallbackWithSecret,
+  EventCallbackWithStats,
+  EventType,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStatus,
+} from "./webhooks/webhook-records";
+export * from "./webhooks/event-callback.repository";
+export * from "./webhooks/event-dispatch.repository";
+export * from "./webhooks/webhook-delivery.repository";
+export * from "./webhooks/wallet-balance.repository";
+export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";

@@ -56,12 +56,35 @@ export const jobCatalog = {
     jobId: () => "reconcile",
     options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
   },
+  /**
+   * Delivers one event to one registration. Like a transaction's job, it lives until the delivery
+   * is final: a failed attempt schedules the next one on the retry schedule (`runAgainIn`).
+   */
+  deliverWebhook: {
+    queue: "webhook-delivery",
+    payload: z.object({ v: z.literal(1), deliveryId: z.uuid() }),
+    jobId: (p: { deliveryId: string }) => `delivery-${p.deliveryId}`,
+    options: {
+      attempts: 8,
+      backoff: { type: "exponential", delay: 1000 },
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  },
+  /** Revives PENDING deliveries whose job is gone (Redis lost, crash between commit and enqueue). */
+  reconcileDeliveries: {
+    queue: "webhook-reconcile",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "reconcile",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
 } as const satisfies Record<string, JobDefinition>;
 
 /** Repeating jobs: which catalog job runs how often. */
 export const jobSchedules = {
   sweepSignatures: { everyMs: 60_000 },
   reconcileTransactions: { everyMs: 15_000 },
+  reconcileDeliveries: { everyMs: 30_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 
 interface JobDefinition {

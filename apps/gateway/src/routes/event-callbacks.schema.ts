@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+export const EVENT_TYPES = ["TransactionStatusChange", "WalletBalanceLow"] as const;
+
+export const eventCallbackRequest = z
+  .strictObject({
+    callbackURL: z.string({ error: "callbackURL must be a string" }).meta({ description: "URL the events are POSTed to (https in production)" }),
+    eventType: z.enum(EVENT_TYPES, { error: `eventType must be one of ${EVENT_TYPES.join(", ")}` }),
+  })
+  .meta({ id: "EventCallbackRequest" });
+
+export const statsEntry = z
+  .object({
+    createdAt: z.iso.datetime(),
+    data: z.unknown(),
+    eventCallbackId: z.string(),
+    responseStatus: z.number().int().meta({ description: "HTTP status of the delivery attempt; 0 = no HTTP response" }),
+  })
+  .meta({ id: "EventCallbackStat" });
+
+export const eventCallbackResponse = z
+  .object({
+    callbackURL: z.string(),
+    eventType: z.enum(EVENT_TYPES),
+    id: z.uuid(),
+    projectId: z.uuid(),
+    secret: z.string().meta({ description: "Standard Webhooks signing secret (whsec_…); shown when created or rotated" }),
+    stats: z.array(statsEntry).nullable(),
+  })
+  .meta({ id: "EventCallback" });
+
+export const eventCallbackParams = z.object({
+  projectId: z.uuid({ error: "projectId in the path must be a UUID" }),
+  eventCallbackId: z.uuid({ error: "eventCallbackId in the path must be a UUID" }),
+});
+
+export type EventCallbackRequest = z.output<typeof eventCallbackRequest>;

@@ -1,0 +1,170 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { JsonRpcProvider, type Contract } from "ethers";
+import { Webhook } from "standardwebhooks";
+import {
+  addChain,
+  createProjectFixture,
+  createTestDatabase,
+  deployRecorder,
+  fund,
+  startAnvil,
+  waitForStatus,
+  type AnvilInstance,
+  type ProjectFixture,
+  type TestDatabase,
+} from "@relay/testing";
+import { post, startHarness, type Harness } from "./harness";
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver on loopback that answers with the statuses it is given, then 200. */
+async function receiver(answers: number[] = []) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = answers.shift() ?? 200;
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
+}
+
+const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe("event callbacks and webhook delivery", () => {
+  let h: Harness;
+  let anvil: AnvilInstance;
+  let recorder: { address: string; contract: Contract; provider: JsonRpcProvider };
+  let project: ProjectFixture;
+  let other: ProjectFixture;
+  let database: TestDatabase;
+
+  const register = (p: ProjectFixture, callbackURL: string, eventType = "TransactionStatusChange") =>
+    post(h.baseUrl, `/webhook/project/${p.projectId}/eventCallback`, { callbackURL, eventType }, p.apiKey);
+  const list = async (p: ProjectFixture) =>
+    (await (await fetch(`${h.baseUrl}/webhook/project/${p.projectId}/eventCallbacks`, { headers: { authorization: `Bearer ${p.apiKey}` } })).json()) as {
+      id: string;
+      disabled: boolean;
+      stats: { responseStatus: number; eventCallbackId: string; createdAt: string; data: unknown }[];
+    }[];
+  const send = async (p: ProjectFixture) => {
+    const res = await post(
+      h.baseUrl,
+      "/transact/sendTransaction",
+      { projectId: p.projectId, chainId: anvil.chainId, contractAddress: recorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+      p.apiKey,
+    );
+    expect(res.status).toBe(200);
+    return res.body.transactionId as string;
+  };
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 31_401 });
+    recorder = await deployRecorder(anvil.rpcUrl);
+    // The dispatcher claims every project's events: give it a database of its own.
+    database = await createTestDatabase({ migrate: true });
+    h = await startHarness("webhooks", {}, { databaseUrl: database.url });
+    await addChain(h.db, anvil);
+    project = await createProjectFixture(h.db, h.kek);
+    other = await createProjectFixture(h.db, h.kek);
+    await fund(anvil.rpcUrl, [project.wallets[0]!.address, other.wallets[0]!.address]);
+    await h.startTxWorker();
+    await h.startWebhookWorker();
+  });
+  afterAll(async () => {
+    await h.close();
+    recorder.provider.destroy();
+    await anvil.stop();
+    await database.drop();
+  });
+
+  it("delivers PENDING, SUBMITTED, CONFIRMED in order, signed per Standard Webhooks, only to the project's registrations", async () => {
+    const mine = await receiver();
+    const theirs = await receiver();
+    const registration = await register(project, mine.url);
+    expect(registration.status).toBe(200);
+    expect(registration.body).toMatchObject({ callbackURL: mine.url, eventType: "TransactionStatusChange", projectId: project.projectId, stats: [] });
+    expect(registration.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect((await register(other, theirs.url)).status).toBe(200);
+
+    const id = await send(project);
+    await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+    await until(() => mine.received.length >= 3);
+
+    const webhook = new Webhook(registration.body.secret as string);
+    const events = mine.received.map((r) => webhook.verify(r.body, r.headers as Record<string, string>) as { id: string; eventType: string; projectId: string; data: { transactionId: string; status: string } });
+    expect(events.map((e) => e.data.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    expect(events.every((e) => e.eventType === "TransactionStatusChange" && e.projectId === project.projectId && e.data.transactionId === id)).toBe(true);
+    expect(mine.received.map((r) => r.headers["webhook-id"])).toEqual(events.map((e) => e.id));
+    expect(() => new Webhook("whsec_" + Buffer.alloc(32, 1).toString("base64")).verify(mine.received[0]!.body, mine.received[0]!.headers as Record<string, string>)).toThrow();
+    expect(theirs.received).toEqual([]);
+
+    const [stats] = await list(project);
+    expect(stats!.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200]);
+    await Promise.all([mine.close(), theirs.close()]);
+  });
+
+  it("retries a receiver that answered 500 and records both attempts; a 410 disables the registration", async () => {
+    const flaky = await receiver([500]);
+    const registration = await register(project, flaky.url);
+    const id = await send(project);
+    await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+    await until(async () => {
+      const entry = (await list(project)).find((c) => c.id === registration.body.id);
+      return (entry?.stats.filter((s) => s.responseStatus === 200).length ?? 0) >= 3;
+    });
+    const entry = (await list(project)).find((c) => c.id === registration.body.id)!;
+    expect(entry.stats.map((s) => s.responseStatus).sort()).toEqual([200, 200, 200, 500]);
+    expect(entry.stats.every((s) => s.eventCallbackId === registration.body.id && !Number.isNaN(Date.parse(s.createdAt)))).toBe(true);
+    // The retry carries the same webhook-id as the failed attempt.
+    const ids = flaky.received.map((r) => r.headers["webhook-id"]);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids.length).toBe(4);
+    await flaky.close();
+
+    const gone = await receiver([410, 410, 410]);
+    const doomed = await register(project, gone.url);
+    await send(project);
+    await until(async () => (await list(project)).find((c) => c.id === doomed.body.id)?.disabled === true);
+    expect(gone.received.length).toBe(1);
+    await gone.close();
+  });
+
+  it("refuses bad registrations with 400 naming the field, and other projects' keys with 403", async () => {
+    const bad = [
+      [{ callbackURL: "ftp://example.com/x", eventType: "TransactionStatusChange" }, /callbackURL/],
+      [{ callbackURL: "https://user:pw@example.com/x", eventType: "TransactionStatusChange" }, /callbackURL/],
+      [{ callbackURL: "not a url", eventType: "TransactionStatusChange" }, /callbackURL/],
+      [{ callbackURL: "https://example.com/x", eventType: "Whatever" }, /eventType must be one of/],
+      [{ callbackURL: "https://example.com/x" }, /eventType/],
+    ] as const;
+    for (const [body, pattern] of bad) {
+      const res = await post(h.baseUrl, `/webhook/project/${project.projectId}/eventCallback`, body, project.apiKey);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(pattern);
+    }
+    const forbidden = await post(h.baseUrl, `/webhook/project/${project.projectId}/eventCallback`, { callbackURL: "https://example.com", eventType: "WalletBalanceLow" }, other.apiKey);
+    expect(forbidden.status).toBe(403);
+    const anonymous = await post(h.baseUrl, `/webhook/project/${project.projectId}/eventCallback`, { callbackURL: "https://example.com", eventType: "WalletBalanceLow" });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("never writes a webhook secret into the logs", async () => {
+    const r = await register(project, "https://example.com/hook");
+    expect(h.logs.join("")).not.toContain(r.body.secret as string);
+  });
+});

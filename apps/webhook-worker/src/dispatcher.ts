@@ -1,0 +1,37 @@
+import { toError, type Logger } from "@relay/core";
+import type { EventDispatchRepository } from "@relay/db";
+import type { Producer } from "@relay/queue";
+
+/**
+ * Turns outbox events into deliveries, in a loop: claim a batch (rows locked with SKIP LOCKED, so
+ * replicas share the work without doing it twice), enqueue one job per delivery. A batch that
+ * was full is followed at once; otherwise the loop rests `idleMs`. Enqueue failures are left to
+ * the delivery reconciler: the deliveries are already in Postgres.
+ */
+export function startDispatcher(deps: { dispatch: EventDispatchRepository; producer: Pick<Producer, "enqueue">; logger: Logger; idleMs?: number; batch?: number }) {
+  const batch = deps.batch ?? 100;
+  let running = true;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const tick = async () => {
+    let claimed = 0;
+    try {
+      const deliveries = await deps.dispatch.claimUndispatched(batch);
+      claimed = deliveries.length;
+      await Promise.all(deliveries.map((d) => deps.producer.enqueue("deliverWebhook", { v: 1, deliveryId: d.id })));
+    } catch (e) {
+      deps.logger.warn({ err: toError(e) }, "dispatch failed; retrying");
+    }
+    if (running) timer = setTimeout(() => (current = tick()), claimed === batch ? 0 : (deps.idleMs ?? 250));
+  };
+  current = tick();
+
+  return {
+    stop: async () => {
+      running = false;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { createWebhookWorker } from "./worker";
+export type { WebhookWorkerDeps } from "./worker";

@@ -1,0 +1,129 @@
+import type { Sql } from "../client";
+import type { JsonValue } from "../transactions/transaction-record";
+import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, OLDER_UNDELIVERED, RECORD_ATTEMPT } from "./webhook.sql";
+import {
+  toDelivery,
+  type EventCallbackWithSecret,
+  type EventType,
+  type WebhookDeliveryRecord,
+  type WebhookDeliveryStatus,
+} from "./webhook-records";
+
+/**
+ * Deliveries of events to registrations, as the webhook worker drives them (docs/webhooks.md,
+ * "Deliver" and "Order per subject"). The worker decides what an answer means (2xx, 410, retry
+ * or give up, when); these statements apply it, each in one round trip.
+ */
+
+export interface DeliveryInput {
+  delivery: WebhookDeliveryRecord;
+  event: { id: string; eventType: EventType; projectId: string; createdAt: Date; payload: JsonValue };
+  registration: EventCallbackWithSecret;
+}
+
+/** What the delivery becomes after an attempt. */
+export type AttemptOutcome =
+  | { status: "PENDING"; nextAttemptAt: Date }
+  | { status: Exclude<WebhookDeliveryStatus, "PENDING"> };
+
+export interface AttemptInput {
+  /** The HTTP status, 0 when there was no HTTP response. */
+  responseStatus: number;
+  /** Stored in the stats entry beside the eventId, deliveryId and attempt number added here. */
+  data: { durationMs: number; error?: string };
+  next: AttemptOutcome;
+}
+
+export interface RecordedAttempt {
+  delivery: WebhookDeliveryRecord;
+  /** False when the delivery was no longer PENDING: the attempt was recorded, the status kept. */
+  applied: boolean;
+}
+
+type DeliveryRow = WebhookDeliveryRecord & {
+  eventType: EventType;
+  projectId: string;
+  payload: JsonValue;
+  eventCreatedAt: Date;
+  callbackUrl: string;
+  encryptedSecret: string;
+  callbackCreatedAt: Date;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+};
+
+const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
+  delivery: toDelivery(row),
+  event: { id: row.eventId, eventType: row.eventType, projectId: row.projectId, createdAt: row.eventCreatedAt, payload: row.payload },
+  registration: {
+    id: row.eventCallbackId,
+    projectId: row.projectId,
+    callbackUrl: row.callbackUrl,
+    eventType: row.eventType,
+    encryptedSecret: row.encryptedSecret,
+    createdAt: row.callbackCreatedAt,
+    disabledAt: row.disabledAt,
+    disabledReason: row.disabledReason,
+  },
+});
+
+export function createWebhookDeliveryRepository(sql: Sql) {
+  const finish = async (id: string, status: Exclude<WebhookDeliveryStatus, "PENDING">): Promise<boolean> =>
+    (await sql.query({ name: "webhookDelivery.finish", text: FINISH_DELIVERY }, [id, status])).rowCount === 1;
+
+  return {
+    /** The delivery with the event's payload and the registration's sealed secret; null if unknown. */
+    findForDelivery: async (id: string): Promise<DeliveryInput | null> => {
+      const result = await sql.query<DeliveryRow>({ name: "webhookDelivery.findForDelivery", text: FIND_FOR_DELIVERY }, [id]);
+      const row = result.rows[0];
+      return row ? toDeliveryInput(row) : null;
+    },
+
+    /**
+     * True while a PENDING delivery of an older event with the same subject to the same
+     * registration exists: this one waits, so a receiver sees a transaction's statuses in order.
+     * FAILED and ABANDONED ones do not hold it back. Always false without a subject.
+     */
+    olderUndeliveredExists: async (
+      delivery: Pick<WebhookDeliveryRecord, "eventCallbackId" | "subject" | "createdAt" | "eventId">,
+    ): Promise<boolean> => {
+      if (delivery.subject === null) return false;
+      const result = await sql.query<{ exists: boolean }>({ name: "webhookDelivery.olderUndelivered", text: OLDER_UNDELIVERED }, [
+        delivery.eventCallbackId,
+        delivery.subject,
+        delivery.createdAt,
+        delivery.eventId,
+      ]);
+      return result.rows[0]?.exists === true;
+    },
+
+    /**
+     * One attempt: its stats entry `{eventId, deliveryId, attempt, ...data}` and the delivery's
+     * attempt count, status and next attempt, in one statement. Null when the delivery is unknown.
+     */
+    recordAttempt: async (deliveryId: string, attempt: AttemptInput): Promise<RecordedAttempt | null> => {
+      const nextAttemptAt = attempt.next.status === "PENDING" ? attempt.next.nextAttemptAt : null;
+      const result = await sql.query<WebhookDeliveryRecord & { applied: boolean }>(
+        { name: "webhookDelivery.recordAttempt", text: RECORD_ATTEMPT },
+        [deliveryId, attempt.next.status, nextAttemptAt, JSON.stringify(attempt.data), attempt.responseStatus],
+      );
+      const row = result.rows[0];
+      return row ? { delivery: toDelivery(row), applied: row.applied } : null;
+    },
+
+    /** PENDING → DELIVERED without an attempt record; false when it was not PENDING. */
+    markDelivered: (id: string): Promise<boolean> => finish(id, "DELIVERED"),
+    /** PENDING → FAILED (given up); false when it was not PENDING. */
+    markFailed: (id: string): Promise<boolean> => finish(id, "FAILED"),
+    /** PENDING → ABANDONED (the registration is disabled); false when it was not PENDING. */
+    abandon: (id: string): Promise<boolean> => finish(id, "ABANDONED"),
+
+    /** PENDING deliveries due before `dueBefore`, earliest first: what the reconciler re-enqueues. */
+    findDue: async (query: { dueBefore: Date; limit: number }): Promise<WebhookDeliveryRecord[]> => {
+      const result = await sql.query<WebhookDeliveryRecord>({ name: "webhookDelivery.findDue", text: FIND_DUE }, [query.dueBefore, query.limit]);
+      return result.rows.map(toDelivery);
+    },
+  };
+}
+
+export type WebhookDeliveryRepository = ReturnType<typeof createWebhookDeliveryRepository>;

@@ -1,0 +1,93 @@
+import { EventType as EventTypes, WebhookDeliveryStatus as DeliveryStatuses } from "../generated/enums";
+import type { JsonValue } from "../transactions/transaction-record";
+
+/** The records of event callbacks and their deliveries (docs/webhooks.md), as the repositories return them. */
+
+export type EventType = EventTypes;
+export const EVENT_TYPES: readonly EventType[] = Object.values(EventTypes);
+
+/** PENDING until DELIVERED (2xx), FAILED (retries exhausted) or ABANDONED (registration disabled). */
+export type WebhookDeliveryStatus = DeliveryStatuses;
+
+/** A registration, without its sealed secret. */
+export interface EventCallbackRecord {
+  id: string;
+  projectId: string;
+  callbackUrl: string;
+  eventType: EventType;
+  createdAt: Date;
+  /** Set when the receiver answered 410 or the project deleted the registration. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
+}
+
+export interface EventCallbackWithSecret extends EventCallbackRecord {
+  /** Sealed with @relay/secrets under the webhook key, the registration's id as associated data. */
+  encryptedSecret: string;
+}
+
+/** One delivery attempt: the contract's stats entry plus the delivery it belongs to. */
+export interface EventCallbackStatRecord {
+  id: bigint;
+  eventCallbackId: string;
+  deliveryId: string | null;
+  createdAt: Date;
+  /** `{eventId, deliveryId, attempt, durationMs, error?}` */
+  data: JsonValue;
+  /** 0 = no HTTP response (time-out, connection refused). */
+  responseStatus: number;
+}
+
+export interface EventCallbackWithStats extends EventCallbackRecord {
+  /** The most recent attempts, newest first. */
+  stats: EventCallbackStatRecord[];
+}
+
+export interface WebhookDeliveryRecord {
+  id: string;
+  eventId: string;
+  eventCallbackId: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due; null once the delivery is final. */
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  /** What a receiver's deliveries are ordered by: the transactionId of a status change, else null. */
+  subject: string | null;
+  /** The event's time (not the dispatch's): with eventId, the order of a subject's deliveries. */
+  createdAt: Date;
+}
+
+/** The select list of a delivery for table alias `d`. */
+export const DELIVERY_COLUMNS = `
+  d.id, d.event_id AS "eventId", d.event_callback_id AS "eventCallbackId", d.status, d.attempts,
+  d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt", d.subject, d.created_at AS "createdAt"`;
+
+/** Picks the record's fields by name: statements may return more columns than these. */
+export const toDelivery = (row: WebhookDeliveryRecord): WebhookDeliveryRecord => ({
+  id: row.id,
+  eventId: row.eventId,
+  eventCallbackId: row.eventCallbackId,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.nextAttemptAt,
+  deliveredAt: row.deliveredAt,
+  subject: row.subject,
+  createdAt: row.createdAt,
+});
+
+/** The select list of a stats entry for table alias `s`; the bigserial id comes back as text. */
+export const STAT_COLUMNS = `
+  s.id::text AS id, s.event_callback_id AS "eventCallbackId", s.delivery_id AS "deliveryId",
+  s.created_at AS "createdAt", s.data, s.response_status AS "responseStatus"`;
+
+export type StatRow = Omit<EventCallbackStatRecord, "id"> & { id: string };
+
+export const toStat = (row: StatRow): EventCallbackStatRecord => ({
+  id: BigInt(row.id),
+  eventCallbackId: row.eventCallbackId,
+  deliveryId: row.deliveryId,
+  createdAt: row.createdAt,
+  data: row.data,
+  responseStatus: row.responseStatus,
+});

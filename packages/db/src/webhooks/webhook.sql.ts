@@ -1,0 +1,138 @@
+import { DELIVERY_COLUMNS, STAT_COLUMNS } from "./webhook-records";
+
+/**
+ * The hand-written statements of webhook dispatch and delivery: each is one statement, so one
+ * round trip and one database transaction (data-modifying CTEs commit together or not at all).
+ */
+
+/**
+ * $1 limit. Takes the oldest undispatched events no other dispatcher holds, creates one PENDING
+ * delivery per active registration of each event's project and type, and marks them dispatched.
+ *
+ * An event whose subject (transactionId) has an older undispatched event outside this batch (held
+ * by another dispatcher, or past the limit) is left for a later call: the older one's deliveries
+ * must exist before the younger one's, or `OLDER_UNDELIVERED` could not hold the younger back.
+ * Events are ordered by (created_at, id) everywhere, and a delivery carries its event's created_at.
+ */
+export const CLAIM_UNDISPATCHED = `
+  WITH candidate AS MATERIALIZED (
+    SELECT e.id, e.project_id, e.event_type, e.created_at, e.payload -> 'data' ->> 'transactionId' AS subject
+      FROM event e
+     WHERE e.dispatched_at IS NULL
+     ORDER BY e.created_at, e.id
+     LIMIT $1
+       FOR UPDATE SKIP LOCKED
+  ),
+  claimed AS MATERIALIZED (
+    SELECT c.* FROM candidate c
+     WHERE c.subject IS NULL
+        OR NOT EXISTS (
+          SELECT 1 FROM event o
+           WHERE o.dispatched_at IS NULL
+             AND o.created_at <= c.created_at AND (o.created_at, o.id) < (c.created_at, c.id)
+             AND o.project_id = c.project_id
+             AND o.payload -> 'data' ->> 'transactionId' = c.subject
+             AND NOT EXISTS (SELECT 1 FROM candidate m WHERE m.id = o.id))
+  ),
+  dispatched AS (
+    UPDATE event e SET dispatched_at = now() FROM claimed c WHERE e.id = c.id
+  ),
+  created AS (
+    INSERT INTO webhook_delivery AS d (event_id, event_callback_id, subject, created_at, next_attempt_at)
+    SELECT c.id, cb.id, c.subject, c.created_at, now()
+      FROM claimed c
+      JOIN event_callback cb ON cb.project_id = c.project_id AND cb.event_type = c.event_type AND cb.disabled_at IS NULL
+    ON CONFLICT (event_id, event_callback_id) DO NOTHING
+    RETURNING ${DELIVERY_COLUMNS}
+  )
+  SELECT * FROM created ORDER BY "createdAt", "eventId", "eventCallbackId"`;
+
+/** $1 delivery id: the delivery, its event and its registration (sealed secret included). */
+export const FIND_FOR_DELIVERY = `
+  SELECT ${DELIVERY_COLUMNS},
+         e.event_type AS "eventType", e.project_id AS "projectId", e.payload, e.created_at AS "eventCreatedAt",
+         cb.callback_url AS "callbackUrl", cb.encrypted_secret AS "encryptedSecret", cb.created_at AS "callbackCreatedAt",
+         cb.disabled_at AS "disabledAt", cb.disabled_reason AS "disabledReason"
+    FROM webhook_delivery d
+    JOIN event e ON e.id = d.event_id
+    JOIN event_callback cb ON cb.id = d.event_callback_id
+   WHERE d.id = $1`;
+
+/** $1 registration, $2 subject, $3 created_at, $4 event id: a PENDING delivery to send first. */
+export const OLDER_UNDELIVERED = `
+  SELECT EXISTS (
+    SELECT 1 FROM webhook_delivery o
+     WHERE o.event_callback_id = $1 AND o.subject = $2 AND o.status = 'PENDING'
+       AND o.created_at <= $3::timestamptz AND (o.created_at, o.event_id) < ($3::timestamptz, $4::uuid)
+  ) AS "exists"`;
+
+/**
+ * $1 delivery, $2 next status, $3 next attempt at (null unless $2 is PENDING), $4 stats data
+ * (jsonb), $5 response status. Writes the stats entry and counts the attempt whatever the
+ * delivery's status; moves the delivery only while it is PENDING (a late duplicate attempt must
+ * not undo DELIVERED or ABANDONED). The row lock of `current` orders concurrent attempts.
+ */
+export const RECORD_ATTEMPT = `
+  WITH current AS (
+    SELECT d.id, d.status FROM webhook_delivery d WHERE d.id = $1 FOR UPDATE
+  ),
+  updated AS (
+    UPDATE webhook_delivery AS d SET
+      attempts        = d.attempts + 1,
+      status          = CASE WHEN c.status = 'PENDING' THEN $2::"WebhookDeliveryStatus" ELSE d.status END,
+      next_attempt_at = CASE WHEN c.status = 'PENDING' THEN $3::timestamptz ELSE d.next_attempt_at END,
+      delivered_at    = CASE WHEN c.status = 'PENDING' AND $2::"WebhookDeliveryStatus" = 'DELIVERED' THEN now() ELSE d.delivered_at END
+      FROM current c
+     WHERE d.id = c.id
+    RETURNING ${DELIVERY_COLUMNS}, c.status = 'PENDING' AS applied
+  ),
+  stat AS (
+    INSERT INTO event_callback_stat (event_callback_id, delivery_id, data, response_status)
+    SELECT u."eventCallbackId", u.id,
+           $4::jsonb || jsonb_build_object('eventId', u."eventId", 'deliveryId', u.id, 'attempt', u.attempts),
+           $5
+      FROM updated u
+  )
+  SELECT * FROM updated`;
+
+/** $1 delivery, $2 final status: PENDING → $2, without an attempt. */
+export const FINISH_DELIVERY = `
+  UPDATE webhook_delivery SET
+    status = $2::"WebhookDeliveryStatus",
+    next_attempt_at = NULL,
+    delivered_at = CASE WHEN $2::"WebhookDeliveryStatus" = 'DELIVERED' THEN now() ELSE delivered_at END
+  WHERE id = $1 AND status = 'PENDING'`;
+
+/** $1 due before, $2 limit: PENDING deliveries whose attempt is due, for the reconciler. */
+export const FIND_DUE = `
+  SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery d
+   WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
+   ORDER BY d.next_attempt_at
+   LIMIT $2`;
+
+/**
+ * $1 registration, $2 reason, $3 whether to replace the reason of an already disabled one (a
+ * delete after a 410). Disables it and abandons its PENDING deliveries in the same statement, so
+ * no retry goes to a registration that is gone.
+ */
+export const DISABLE_CALLBACK = `
+  WITH disabled AS (
+    UPDATE event_callback SET disabled_at = COALESCE(disabled_at, now()), disabled_reason = $2
+     WHERE id = $1 AND (disabled_at IS NULL OR ($3 AND disabled_reason IS DISTINCT FROM $2))
+    RETURNING id
+  ),
+  abandoned AS (
+    UPDATE webhook_delivery d SET status = 'ABANDONED', next_attempt_at = NULL
+      FROM disabled x
+     WHERE d.event_callback_id = x.id AND d.status = 'PENDING'
+  )
+  SELECT id FROM disabled`;
+
+/** $1 registration ids, $2 entries per registration: the newest stats of each, newest first. */
+export const RECENT_STATS = `
+  SELECT ${STAT_COLUMNS}
+    FROM unnest($1::uuid[]) AS cb(id)
+    CROSS JOIN LATERAL (
+      SELECT * FROM event_callback_stat x WHERE x.event_callback_id = cb.id ORDER BY x.id DESC LIMIT $2
+    ) s
+   ORDER BY s.event_callback_id, s.id DESC`;

@@ -1,0 +1,2 @@
+export { needsReseal, open, seal } from "./envelope";
+export type { Kek } from "./envelope";

@@ -1,0 +1,38 @@
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
+
+/**
+ * Which IP addresses a webhook may be delivered to when private networks are not allowed: public
+ * unicast only. ipaddr.js keeps the table of special-purpose ranges (loopback, RFC 1918, link-local
+ * and the 169.254.169.254 metadata service, CGNAT, unique-local, multicast, broadcast, reserved,
+ * documentation, 6to4, Teredo, ...); this module adds what a range name alone gets wrong.
+ */
+
+// NAT64 well-known prefix (RFC 6052): the last 32 bits are the IPv4 address the gateway reaches.
+const NAT64_PREFIX = ipaddr.parseCIDR("64:ff9b::/96");
+// Everything IANA hands out as global IPv6 unicast. Outside it, ipaddr.js still says "unicast" for
+// unassigned space, including the deprecated IPv4-compatible form ::a.b.c.d.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
+/**
+ * null when `address` is a public unicast IP, otherwise why not (the range's name, e.g.
+ * "loopback", "private", "linkLocal"). Only canonical literals count as addresses: the resolver and
+ * the URL parser produce those, and ipaddr.js alone would also read forms like `0x7f.1`.
+ */
+export function nonPublicRange(address: string): string | null {
+  if (isIP(address) === 0) return "not an IP address";
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv6") {
+    const v6 = parsed as ipaddr.IPv6;
+    // ::ffff:a.b.c.d and 64:ff9b::a.b.c.d reach an IPv4 host: judge that host, so the mapped form
+    // of a private address is refused and the mapped form of a public one is not.
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.match(NAT64_PREFIX)) parsed = ipaddr.fromByteArray(v6.toByteArray().slice(12));
+  }
+  const range = parsed.range();
+  if (range !== "unicast") return range;
+  if (parsed.kind() === "ipv6" && !parsed.match(GLOBAL_UNICAST_V6)) return "not global unicast";
+  return null;
+}
+
+export const isPublicUnicast = (address: string): boolean => nonPublicRange(address) === null;

@@ -1,0 +1,28 @@
+export { generateWebhookSecret, signDelivery } from "./signing";
+export type { DeliveryToSign, WebhookHeaders } from "./signing";
+export {
+  EVENT_TYPES,
+  WEBHOOK_TRANSACTION_STATUSES,
+  transactionStatusChangeDataSchema,
+  transactionStatusChangeEventSchema,
+  walletBalanceLowDataSchema,
+  walletBalanceLowEventSchema,
+  webhookEventSchema,
+} from "./payloads";
+export type {
+  EventType,
+  TransactionStatusChangeData,
+  TransactionStatusChangeEvent,
+  WalletBalanceLowData,
+  WalletBalanceLowEvent,
+  WebhookEvent,
+  WebhookTransactionStatus,
+} from "./payloads";
+export { createSafeHttpClient } from "./safe-http";
+export type { SafeHttpClient, SafeHttpOptions, SafeHttpResponse, SafeHttpResult } from "./safe-http";
+export type { SafeHttpFailure, SafeHttpFailureKind } from "./safe-http-failure";
+export { checkCallbackUrl, MAX_CALLBACK_URL_LENGTH } from "./callback-url";
+export type { CallbackUrlRules } from "./callback-url";
+export { isPublicUnicast, nonPublicRange } from "./address-policy";
+export { guardedLookup, RefusedAddressError } from "./guarded-lookup";
+export { openWebhookSecret, sealWebhookSecret } from "./secret-sealing";

@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+/**
+ * The bodies POSTed to callback URLs (DESIGN.md "Events and webhooks"): an envelope
+ * `{id, eventType, projectId, createdAt, data}` whose `data` depends on `eventType`. Integers that
+ * can pass 2^53 (chain ids, block numbers, nonces, wei) are decimal strings, so receivers in any
+ * language read them exactly. Objects are not strict: adding a field later must not break a
+ * receiver that validates with these schemas.
+ */
+
+export const EVENT_TYPES = ["TransactionStatusChange", "WalletBalanceLow"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The statuses as receivers see them. Kept here rather than taken from the database enum: a new
+ * internal status must be a deliberate change of this published contract.
+ */
+export const WEBHOOK_TRANSACTION_STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED"] as const;
+
+const decimal = z.string().regex(/^(0|[1-9][0-9]*)$/, "a non-negative decimal integer string");
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address");
+const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-byte hash");
+const status = z.enum(WEBHOOK_TRANSACTION_STATUSES);
+
+const envelope = {
+  /** The event id; also the `webhook-id` header, the same on every retry. */
+  id: z.uuid(),
+  projectId: z.uuid(),
+  /** When the event happened (not when it was delivered), ISO 8601 UTC. */
+  createdAt: z.iso.datetime(),
+};
+
+export const transactionStatusChangeDataSchema = z.object({
+  transactionId: z.uuid(),
+  chainId: decimal,
+  status,
+  /** null on the first event of a transaction (PENDING). */
+  previousStatus: status.nullable(),
+  /** The hash of the latest broadcast attempt; null before the first broadcast. */
+  hash: txHash.nullable(),
+  /** The block that mined it; null until mined. */
+  blockNumber: decimal.nullable(),
+  /** The project wallet sending it; null until one is chosen. */
+  from: address.nullable(),
+  nonce: decimal.nullable(),
+  /** Why it is INVALID, PAUSED, REVERTED or FAILED; null otherwise. */
+  reason: z.string().nullable(),
+});
+
+export const walletBalanceLowDataSchema = z.object({
+  walletAddress: address,
+  chainId: decimal,
+  /** Wei. */
+  balance: decimal,
+  /** Wei: the chain's low-balance threshold the balance fell below. */
+  threshold: decimal,
+});
+
+export const transactionStatusChangeEventSchema = z.object({
+  ...envelope,
+  eventType: z.literal("TransactionStatusChange"),
+  data: transactionStatusChangeDataSchema,
+});
+
+export const walletBalanceLowEventSchema = z.object({
+  ...envelope,
+  eventType: z.literal("WalletBalanceLow"),
+  data: walletBalanceLowDataSchema,
+});
+
+export const webhookEventSchema = z.discriminatedUnion("eventType", [transactionStatusChangeEventSchema, walletBalanceLowEventSchema]);
+
+export type WebhookTransactionStatus = z.infer<typeof status>;
+export type TransactionStatusChangeData = z.infer<typeof transactionStatusChangeDataSchema>;
+export type WalletBalanceLowData = z.infer<typeof walletBalanceLowDataSchema>;
+export type TransactionStatusChangeEvent = z.infer<typeof transactionStatusChangeEventSchema>;
+export type WalletBalanceLowEvent = z.infer<typeof walletBalanceLowEventSchema>;
+export type WebhookEvent = z.infer<typeof webhookEventSchema>;

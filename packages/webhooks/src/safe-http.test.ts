@@ -1,0 +1,131 @@
+import { closedPort, fixedLookup, forbidSocketConnects, startLocalServer, type LocalServer } from "./local-network.test-support";
+import { createSafeHttpClient, type SafeHttpResult } from "./safe-http";
+
+// Delivery behaviour against real servers on 127.0.0.1, with private networks allowed (as in tests
+// of the worker). Refusals are in safe-http.refusal.test.ts.
+const client = createSafeHttpClient({ allowPrivateNetworks: true });
+const servers: LocalServer[] = [];
+const serve = async (...args: Parameters<typeof startLocalServer>) => {
+  const server = await startLocalServer(...args);
+  servers.push(server);
+  return server;
+};
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const failureOf = (result: SafeHttpResult) => (result.error === undefined ? "answered" : result.error);
+
+describe("safe HTTP client, private networks allowed", () => {
+  it("POSTs the body with the given headers and returns a 2xx with its body", async () => {
+    const server = await serve((_req, res) => res.writeHead(204).end());
+    const ok = await serve((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("thanks"));
+    const body = JSON.stringify({ hello: "wörld" });
+    const result = await client.post(`${server.origin}/hook?x=1`, body, { "webhook-id": "evt_1" });
+    expect(result).toEqual({ status: 204, body: "", truncated: false, durationMs: expect.any(Number) });
+    expect(server.requests).toEqual([
+      {
+        method: "POST",
+        path: "/hook?x=1",
+        body,
+        headers: expect.objectContaining({
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+          "webhook-id": "evt_1",
+          "user-agent": "relay-webhooks/1",
+        }),
+      },
+    ]);
+    expect(await client.post(ok.origin, "{}")).toMatchObject({ status: 200, body: "thanks", truncated: false });
+  });
+
+  it.each([500, 410, 404, 429])("returns a %d as that status, not as a failure", async (status) => {
+    const server = await serve((_req, res) => res.writeHead(status).end(`status ${status}`));
+    expect(await client.post(server.origin, "{}")).toMatchObject({ status, body: `status ${status}`, truncated: false });
+  });
+
+  it("does not follow a redirect: a 302 is just a non-2xx status", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/hook") res.writeHead(302, { location: "/elsewhere" }).end();
+      else res.writeHead(200).end("followed");
+    });
+    expect(await client.post(`${server.origin}/hook`, "{}")).toMatchObject({ status: 302, body: "" });
+    expect(server.requests.map((r) => r.path)).toEqual(["/hook"]);
+  });
+
+  it("gives up on a server that never answers at the total time-out", async () => {
+    const server = await serve(() => undefined);
+    const result = await createSafeHttpClient({ allowPrivateNetworks: true, totalTimeoutMs: 300 }).post(server.origin, "{}");
+    expect(result).toMatchObject({ status: 0, error: "timeout", message: "no response within 300 ms" });
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
+    expect(result.durationMs).toBeLessThan(2_000);
+  });
+
+  it("keeps the status of a receiver that answered but stalls in the body, marking the body cut", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": "100" });
+      res.write("partial");
+    });
+    const result = await createSafeHttpClient({ allowPrivateNetworks: true, totalTimeoutMs: 300 }).post(server.origin, "{}");
+    expect(result).toMatchObject({ status: 200, body: "partial", truncated: true });
+  });
+
+  it("reads at most 64 KiB of a huge response, then stops", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(500);
+      const chunk = "x".repeat(16 * 1024);
+      // 8 MiB, written as long as the client keeps reading.
+      let left = 512;
+      const pump = () => {
+        while (left > 0 && res.write(chunk)) left -= 1;
+        if (left > 0) res.once("drain", pump);
+        else res.end();
+      };
+      res.on("error", () => undefined);
+      pump();
+    });
+    const result = await client.post(server.origin, "{}");
+    expect(result).toMatchObject({ status: 500, truncated: true });
+    expect(result.error === undefined && result.body.length).toBe(65_536);
+  });
+
+  it("does not call a body of exactly the limit truncated", async () => {
+    const server = await serve((_req, res) => res.writeHead(200).end("y".repeat(1024)));
+    const result = await createSafeHttpClient({ allowPrivateNetworks: true, maxResponseBytes: 1024 }).post(server.origin, "{}");
+    expect(result).toMatchObject({ status: 200, truncated: false });
+  });
+
+  it("reports a closed port as connect-failed with status 0", async () => {
+    const result = await client.post(`http://127.0.0.1:${await closedPort()}/`, "{}");
+    expect(result).toMatchObject({ status: 0, error: "connect-failed", message: expect.stringContaining("ECONNREFUSED") });
+  });
+
+  it("reports a connection dropped before any answer as response-failed", async () => {
+    const server = await serve((req) => req.socket.destroy());
+    expect(failureOf(await client.post(server.origin, "{}"))).toBe("response-failed");
+  });
+
+  it("reports a failed TLS handshake as tls-failed (https to a plain HTTP server)", async () => {
+    const server = await serve((_req, res) => res.end());
+    expect(failureOf(await client.post(`https://127.0.0.1:${server.port}/`, "{}"))).toBe("tls-failed");
+  });
+
+  it("counts name resolution in the connect time-out, and reports resolver errors", async () => {
+    const silent = createSafeHttpClient({ allowPrivateNetworks: true, connectTimeoutMs: 200, lookup: () => undefined });
+    expect(await silent.post("http://receiver.example/", "{}")).toMatchObject({ status: 0, error: "timeout", message: "not connected within 200 ms" });
+    const nxdomain = createSafeHttpClient({ allowPrivateNetworks: true, lookup: fixedLookup([]) });
+    expect(await nxdomain.post("http://receiver.example/", "{}")).toMatchObject({ status: 0, error: "dns-failed" });
+  });
+
+  it("refuses malformed URLs, other schemes and credentials without opening a connection", async () => {
+    const guard = forbidSocketConnects();
+    try {
+      for (const url of ["not a url", "/relative", "ftp://127.0.0.1/", "file:///etc/passwd", "http://user:pass@127.0.0.1/", "https://token@127.0.0.1/"]) {
+        expect(await client.post(url, "{}")).toMatchObject({ status: 0, error: "bad-url" });
+      }
+      expect(guard.attempts()).toBe(0);
+    } finally {
+      guard.restore();
+    }
+  });
+});

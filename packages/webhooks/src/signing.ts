@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { AppError } from "@relay/core";
+import { Webhook } from "standardwebhooks";
+
+/**
+ * Standard Webhooks v1 (https://www.standardwebhooks.com): receivers verify our deliveries with
+ * the `standardwebhooks` package or any other implementation of the spec, so we sign with the
+ * same package rather than with our own HMAC code.
+ */
+
+export interface WebhookHeaders {
+  /** The event id: the same on every retry, so receivers can deduplicate. */
+  "webhook-id": string;
+  /** Unix seconds of this attempt; receivers refuse one more than 5 minutes away from their clock. */
+  "webhook-timestamp": string;
+  /** `v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>`. */
+  "webhook-signature": string;
+}
+
+const PREFIX = "whsec_";
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** `whsec_` + base64 of 32 random bytes; shown to the project once, stored sealed. */
+export function generateWebhookSecret(): string {
+  return PREFIX + randomBytes(32).toString("base64");
+}
+
+export interface DeliveryToSign {
+  secret: string;
+  msgId: string;
+  timestamp: Date;
+  /** Exactly the bytes that will be sent, as a string (sent as UTF-8). */
+  body: string;
+}
+
+export function signDelivery({ secret, msgId, timestamp, body }: DeliveryToSign): WebhookHeaders {
+  assertSecret(secret);
+  // The signed text is "{id}.{timestamp}.{body}": an id with a dot, or a header-breaking
+  // character, would make it ambiguous or unsendable.
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(msgId)) throw new AppError("INTERNAL", "a webhook id must be 1-128 characters of [A-Za-z0-9_-]");
+  if (Number.isNaN(timestamp.getTime())) throw new AppError("INTERNAL", "a webhook timestamp must be a valid date");
+  return {
+    "webhook-id": msgId,
+    "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+    "webhook-signature": new Webhook(secret).sign(msgId, timestamp, body),
+  };
+}
+
+/**
+ * The package decodes whatever follows the prefix leniently; a secret that is not what we issue
+ * (a wrong unsealed value, a truncated column) must stop the delivery instead of signing with
+ * a key no receiver holds. The spec allows keys of 24 to 64 bytes.
+ */
+function assertSecret(secret: string): void {
+  const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : "";
+  const bytes = BASE64.test(encoded) ? Buffer.from(encoded, "base64").length : 0;
+  if (bytes < 24 || bytes > 64) {
+    throw new AppError("CRYPTO", "the webhook secret is not whsec_ followed by base64 of 24 to 64 bytes");
+  }
+}
