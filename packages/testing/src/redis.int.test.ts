@@ -18,7 +18,7 @@ test("prefixes are unique, carry the run id and label, and are valid queue prefi
   expect(a).not.toBe(b);
   expect(a.startsWith(`relay-test:${testRunId()}:personal-sign-timeout:`)).toBe(true);
   expect(testQueuePrefix("x".repeat(200)).length).toBeLessThanOrEqual(64);
-  expect(loadGatewayConfig({ QUEUE_PREFIX: a }).queuePrefix).toBe(a);
+  expect(loadGatewayConfig({ QUEUE_PREFIX: a, WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") }).queuePrefix).toBe(a);
 });
 
 test("deleteRedisKeys removes every key under the prefix and nothing else", async () => {
