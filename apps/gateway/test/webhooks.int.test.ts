@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { JsonRpcProvider, type Contract } from "ethers";
+import { JsonRpcProvider, parseEther, type Contract } from "ethers";
 import { Webhook } from "standardwebhooks";
 import {
   addChain,
@@ -166,5 +166,53 @@ describe("event callbacks and webhook delivery", () => {
   it("never writes a webhook secret into the logs", async () => {
     const r = await register(project, "https://example.com/hook");
     expect(h.logs.join("")).not.toContain(r.body.secret as string);
+  });
+
+  it("fires WalletBalanceLow once when a wallet drops below the chain's threshold, not again while low, and again after a refund and a new drop", async () => {
+    const chain2 = await startAnvil({ chainId: 31_402 });
+    const recorder2 = await deployRecorder(chain2.rpcUrl);
+    try {
+      await addChain(h.db, chain2, { lowBalanceThresholdWei: parseEther("50") });
+      const owner = await createProjectFixture(h.db, h.kek);
+      const wallet = owner.wallets[0]!.address;
+      const hook = await receiver();
+      const registration = await register(owner, hook.url, "WalletBalanceLow");
+      const sendOn = async () => {
+        const res = await post(
+          h.baseUrl,
+          "/transact/sendTransaction",
+          { projectId: owner.projectId, chainId: chain2.chainId, contractAddress: recorder2.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+          owner.apiKey,
+        );
+        const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, res.body.transactionId as string);
+        expect(tx.status).toBe("CONFIRMED");
+      };
+      const settle = () => new Promise((r) => setTimeout(r, 1000));
+
+      await fund(chain2.rpcUrl, [wallet], "100");
+      await sendOn(); // well above the threshold
+      await fund(chain2.rpcUrl, [wallet], "10");
+      await sendOn(); // crosses below: one event
+      await until(() => hook.received.length === 1);
+      await sendOn(); // still low: nothing new
+      await settle();
+      expect(hook.received.length).toBe(1);
+      await fund(chain2.rpcUrl, [wallet], "100");
+      await sendOn(); // recovered
+      await fund(chain2.rpcUrl, [wallet], "5");
+      await sendOn(); // crosses below again
+      await until(() => hook.received.length === 2);
+
+      const webhook = new Webhook(registration.body.secret as string);
+      const events = hook.received.map((r) => webhook.verify(r.body, r.headers as Record<string, string>) as { eventType: string; projectId: string; data: Record<string, string> });
+      expect(events.map((e) => e.eventType)).toEqual(["WalletBalanceLow", "WalletBalanceLow"]);
+      expect(events[0]).toMatchObject({ projectId: owner.projectId, data: { walletAddress: wallet, threshold: parseEther("50").toString() } });
+      expect(String(events[0]!.data.chainId)).toBe(String(chain2.chainId));
+      expect(BigInt(events[0]!.data.balance!)).toBeLessThan(parseEther("10"));
+      await hook.close();
+    } finally {
+      recorder2.provider.destroy();
+      await chain2.stop();
+    }
   });
 });

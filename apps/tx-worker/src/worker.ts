@@ -3,6 +3,7 @@ import type { Signer } from "@relay/custody";
 import {
   createChainRepository,
   createNonceFillerRepository,
+  createWalletBalanceRepository,
   createTransactionRepository,
   createWalletRepository,
   type Database,
@@ -37,6 +38,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   const stepDeps = {
     transactions,
     fillers: createNonceFillerRepository(deps.sql),
+    balances: createWalletBalanceRepository(deps.sql),
     wallets: createWalletRepository(deps.db),
     chains: createChainDirectory({ chains: createChainRepository(deps.db), providers }),
     signer: deps.signer,

@@ -6,13 +6,17 @@ import type { AnvilInstance } from "@relay/testing";
 export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED"];
 
 /** Registers an anvil node as a chain, with short timings so tests run fast. */
-export async function addChain(db: Database, anvil: AnvilInstance, overrides: { stuckAfterSeconds?: number; confirmations?: number } = {}) {
+export async function addChain(
+  db: Database,
+  anvil: AnvilInstance,
+  overrides: { stuckAfterSeconds?: number; confirmations?: number; lowBalanceThresholdWei?: bigint } = {},
+) {
   await createChainRepository(db).upsert({
     chainId: BigInt(anvil.chainId),
     name: `anvil ${anvil.chainId}`,
     rpcUrls: [anvil.rpcUrl],
     confirmations: overrides.confirmations ?? 1,
-    lowBalanceThresholdWei: 0n,
+    lowBalanceThresholdWei: overrides.lowBalanceThresholdWei ?? 0n,
     blockTimeMs: 200,
     stuckAfterSeconds: overrides.stuckAfterSeconds ?? 30,
   });

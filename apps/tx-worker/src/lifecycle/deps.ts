@@ -1,12 +1,13 @@
 import type { Logger } from "@relay/core";
 import type { Signer } from "@relay/custody";
-import type { NonceFillerRepository, TransactionRepository, WalletRepository } from "@relay/db";
+import type { NonceFillerRepository, TransactionRepository, WalletBalanceRepository, WalletRepository } from "@relay/db";
 import type { ChainDirectory } from "../chain-directory";
 
 /** What the lifecycle steps work with; built once per worker in worker.ts. */
 export interface StepDeps {
   transactions: TransactionRepository;
   fillers: NonceFillerRepository;
+  balances: Pick<WalletBalanceRepository, "recordBalance">;
   wallets: Pick<WalletRepository, "listByProject" | "findByAddress">;
   chains: ChainDirectory;
   signer: Pick<Signer, "signTransaction">;

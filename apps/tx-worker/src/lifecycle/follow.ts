@@ -6,6 +6,7 @@ import type { JsonRpcProvider, TransactionReceipt } from "ethers";
 import { broadcast } from "./broadcast";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { fillGapIfAbandoned } from "./fill-gap";
+import { checkBalance } from "./check-balance";
 import type { StepContext, StepDeps } from "./deps";
 
 const CAPPED = "the chain's fee cap leaves no room for a replacement 12.5 % higher";
@@ -42,6 +43,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
       reason: succeeded ? null : `reverted on chain in block ${mined.receipt.blockNumber}`,
       set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber) },
     });
+    await checkBalance(deps, { record: chain, provider }, tx.fromAddress, logger);
     return "done";
   }
 

@@ -9,6 +9,7 @@ import {
   createChainRepository,
   createDatabase,
   createNonceFillerRepository,
+  createWalletBalanceRepository,
   createPool,
   createTransactionRepository,
   createWalletRepository,
@@ -120,6 +121,7 @@ describe("processTransaction processor", () => {
     deps = {
       transactions,
       fillers: createNonceFillerRepository(pool),
+      balances: createWalletBalanceRepository(pool),
       wallets,
       chains: createChainDirectory({ chains: createChainRepository(db), providers }),
       signer: createLocalSigner(kek, { loadKey: wallets.findWithKey }),

@@ -1,0 +1,20 @@
+import { toError, type Logger } from "@relay/core";
+import type { ChainHandle } from "../chain-directory";
+import type { StepDeps } from "./deps";
+
+/**
+ * After a send is final, records the wallet's balance against the chain's low-balance threshold.
+ * The repository writes a WalletBalanceLow event only when the balance crosses below it (not
+ * again while it stays low; again after it recovered). A failed check must not fail the
+ * transaction, whose outcome is already recorded.
+ */
+export async function checkBalance(deps: StepDeps, { record: chain, provider }: ChainHandle, address: string, logger: Logger): Promise<void> {
+  if (chain.lowBalanceThresholdWei <= 0n) return;
+  try {
+    const balance = await provider.getBalance(address);
+    const { crossedBelow } = await deps.balances.recordBalance(chain.chainId, address, balance, chain.lowBalanceThresholdWei);
+    if (crossedBelow) logger.warn({ address, balance: balance.toString(), threshold: chain.lowBalanceThresholdWei.toString() }, "wallet balance below threshold");
+  } catch (e) {
+    logger.warn({ err: toError(e), address }, "balance check failed");
+  }
+}
