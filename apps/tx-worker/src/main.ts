@@ -25,6 +25,7 @@ async function main() {
   });
   await worker.ready();
   await worker.producer.schedule("reconcileTransactions");
+  await worker.producer.schedule("checkBalances");
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "tx worker started");
 
   return {

@@ -14,6 +14,7 @@ import { createProducer, createTypedWorker, workerGroup, type Producer, type Red
 import { createChainDirectory } from "./chain-directory";
 import { createProcessTransactionProcessor } from "./processors/process-transaction.processor";
 import { createReconcileProcessor } from "./processors/reconcile.processor";
+import { createCheckBalancesProcessor } from "./processors/check-balances.processor";
 
 export interface TxWorkerDeps {
   db: Database;
@@ -47,6 +48,11 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger, lockDurationMs: deps.jobLockMs };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
+    createTypedWorker(
+      "checkBalances",
+      createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps }),
+      { ...settings, concurrency: 1 },
+    ),
     createTypedWorker(
       "reconcileTransactions",
       createReconcileProcessor({ transactions, producer, idleAfterMs: 60_000, batch: 500, now }),

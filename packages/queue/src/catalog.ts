@@ -49,6 +49,13 @@ export const jobCatalog = {
       removeOnFail: { age: 7 * 24 * 3600 },
     },
   },
+  /** Checks every wallet's balance on every chain with a low-balance threshold (WalletBalanceLow). */
+  checkBalances: {
+    queue: "wallet-balance-check",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "check-balances",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
   /** Finds unfinished transactions without a live job (Redis lost, crash) and revives them. */
   reconcileTransactions: {
     queue: "transaction-reconcile",
@@ -85,6 +92,7 @@ export const jobSchedules = {
   sweepSignatures: { everyMs: 60_000 },
   reconcileTransactions: { everyMs: 15_000 },
   reconcileDeliveries: { everyMs: 30_000 },
+  checkBalances: { everyMs: 60_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 
 interface JobDefinition {

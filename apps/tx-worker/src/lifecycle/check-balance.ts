@@ -8,7 +8,7 @@ import type { StepDeps } from "./deps";
  * again while it stays low; again after it recovered). A failed check must not fail the
  * transaction, whose outcome is already recorded.
  */
-export async function checkBalance(deps: StepDeps, { record: chain, provider }: ChainHandle, address: string, logger: Logger): Promise<void> {
+export async function checkBalance(deps: Pick<StepDeps, "balances">, { record: chain, provider }: ChainHandle, address: string, logger: Logger): Promise<void> {
   if (chain.lowBalanceThresholdWei <= 0n) return;
   try {
     const balance = await provider.getBalance(address);

@@ -8,7 +8,7 @@ export interface StepDeps {
   transactions: TransactionRepository;
   fillers: NonceFillerRepository;
   balances: Pick<WalletBalanceRepository, "recordBalance">;
-  wallets: Pick<WalletRepository, "listByProject" | "findByAddress">;
+  wallets: Pick<WalletRepository, "listByProject" | "findByAddress" | "listAddresses">;
   chains: ChainDirectory;
   signer: Pick<Signer, "signTransaction">;
   now: () => number;

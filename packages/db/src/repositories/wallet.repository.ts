@@ -39,6 +39,16 @@ export function createWalletRepository(db: WalletDatabase) {
     findByAddress: (address: string): Promise<WalletRecord | null> =>
       db.wallet.findUnique({ where: { address }, select: publicFields }),
     findWithKey: (id: string): Promise<WalletWithKey | null> => db.wallet.findUnique({ where: { id } }),
+    /** Every wallet's address, in pages (for scheduled checks over all wallets). */
+    listAddresses: async (page: { after?: string; limit: number }): Promise<string[]> =>
+      (
+        await db.wallet.findMany({
+          where: page.after ? { address: { gt: page.after } } : {},
+          orderBy: { address: "asc" },
+          take: page.limit,
+          select: { address: true },
+        })
+      ).map((w) => w.address),
   };
 }
 
