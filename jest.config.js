@@ -6,7 +6,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/scripts"],
+  roots: ["<rootDir>/apps", "<rootDir>/packages", "<rootDir>/scripts", "<rootDir>/examples"],
   testMatch: ["**/*.test.ts"],
   testPathIgnorePatterns: ["/node_modules/", "/generated/"],
   transform: {

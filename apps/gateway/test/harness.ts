@@ -123,7 +123,6 @@ export async function startHarness(
     },
     stopTxWorker: async () => {
       await txWorker?.close();
-      await webhookWorker?.close();
       txWorker = undefined;
     },
     startWebhookWorker: async (options = {}) => {

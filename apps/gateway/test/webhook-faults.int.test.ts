@@ -1,0 +1,262 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { JsonRpcProvider, Contract } from "ethers";
+import {
+  addChain,
+  createProjectFixture,
+  createTestDatabase,
+  deployRecorder,
+  fund,
+  startAnvil,
+  waitForStatus,
+  type AnvilInstance,
+  type ProjectFixture,
+  type TestDatabase,
+} from "@relay/testing";
+import { post, startHarness, type Harness } from "./harness";
+
+/**
+ * Webhook delivery under faults (docs/webhooks.md): a receiver that is down and comes back, a
+ * callback URL that points at a private address while private networks are refused, and no
+ * secret ever written to Redis. The dispatcher claims every project's events, so this file has a
+ * database of its own.
+ */
+
+interface Stat {
+  responseStatus: number;
+  eventCallbackId: string;
+  createdAt: string;
+  data: { error?: string; eventId?: string };
+}
+
+/** A loopback receiver on `port` (0: any), answering 200 and counting what it got. */
+async function receiver(port = 0) {
+  const received: { headers: Record<string, unknown>; body: string }[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = 200;
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return { port: bound, url: `http://127.0.0.1:${bound}/hook`, received, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const r = await receiver();
+  await r.close();
+  return r.port;
+}
+
+const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 20_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** Many short attempts: enough to see several failures and still deliver once the receiver is back. */
+const SHORT_RETRIES = Array.from({ length: 40 }, () => "250ms").join(",");
+
+describe("webhook delivery under faults", () => {
+  let h: Harness;
+  let anvil: AnvilInstance;
+  let recorder: { address: string; contract: Contract; provider: JsonRpcProvider };
+  let database: TestDatabase;
+  const secrets: string[] = [];
+  const apiKeys: string[] = [];
+
+  const register = async (p: ProjectFixture, callbackURL: string) => {
+    const res = await post(h.baseUrl, `/webhook/project/${p.projectId}/eventCallback`, { callbackURL, eventType: "TransactionStatusChange" }, p.apiKey);
+    expect(res.status).toBe(200);
+    secrets.push(res.body.secret as string);
+    return res.body as { id: string; secret: string };
+  };
+  const statsOf = async (p: ProjectFixture, id: string): Promise<Stat[]> => {
+    const res = await fetch(`${h.baseUrl}/webhook/project/${p.projectId}/eventCallbacks`, { headers: { authorization: `Bearer ${p.apiKey}` } });
+    const list = (await res.json()) as { id: string; stats: Stat[] }[];
+    return list.find((c) => c.id === id)?.stats ?? [];
+  };
+  const newProject = async () => {
+    const p = await createProjectFixture(h.db, h.kek);
+    await fund(anvil.rpcUrl, [p.wallets[0]!.address]);
+    apiKeys.push(p.apiKey);
+    return p;
+  };
+  const send = async (p: ProjectFixture) => {
+    const res = await post(
+      h.baseUrl,
+      "/transact/sendTransaction",
+      { projectId: p.projectId, chainId: anvil.chainId, contractAddress: recorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+      p.apiKey,
+    );
+    expect(res.status).toBe(200);
+    return res.body.transactionId as string;
+  };
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 31_411 });
+    recorder = await deployRecorder(anvil.rpcUrl);
+    database = await createTestDatabase({ migrate: true });
+    h = await startHarness("webhook-faults", {}, { databaseUrl: database.url });
+    await addChain(h.db, anvil);
+    await h.startTxWorker();
+    await h.startWebhookWorker({ retrySchedule: SHORT_RETRIES });
+  });
+  afterAll(async () => {
+    await h?.close();
+    recorder?.provider.destroy();
+    await anvil?.stop();
+    await database?.drop();
+  });
+
+  it("keeps retrying a receiver that is down (responseStatus 0) and delivers once it is back", async () => {
+    const project = await newProject();
+    const port = await closedPort();
+    const registration = await register(project, `http://127.0.0.1:${port}/hook`);
+    const id = await send(project);
+    await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+
+    await until(async () => (await statsOf(project, registration.id)).filter((s) => s.responseStatus === 0).length >= 3);
+    const down = await statsOf(project, registration.id);
+    expect(down.every((s) => s.responseStatus === 0 && typeof s.data.error === "string")).toBe(true);
+    expect(down[0]!.data.error).toMatch(/connect-failed|ECONNREFUSED/);
+
+    const back = await receiver(port);
+    try {
+      // PENDING, SUBMITTED, CONFIRMED all arrive once the receiver listens again.
+      await until(() => back.received.length >= 3);
+      await until(async () => (await statsOf(project, registration.id)).filter((s) => s.responseStatus === 200).length >= 3);
+      const stats = await statsOf(project, registration.id);
+      const firstSuccess = stats
+        .filter((s) => s.responseStatus === 200)
+        .map((s) => Date.parse(s.createdAt))
+        .sort((a, b) => a - b)[0]!;
+      // The failures came before the first success, and the retry kept the event's webhook-id.
+      expect(stats.filter((s) => s.responseStatus === 0).every((s) => Date.parse(s.createdAt) <= firstSuccess)).toBe(true);
+      expect(back.received.map((r) => r.headers["webhook-id"])).toContain(down[0]!.data.eventId);
+    } finally {
+      await back.close();
+    }
+  });
+
+  it("writes no secret into Redis: no webhook secret, API key or sealed key, and jobs that carry ids only", async () => {
+    const project = await newProject();
+    const hook = await receiver();
+    try {
+      await register(project, hook.url);
+      const id = await send(project);
+      await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+      await until(() => hook.received.length >= 3);
+
+      // A personal-sign job is deleted as soon as it completes: look at one while no worker takes it.
+      await h.stopWorker();
+      const signing = post(h.baseUrl, `/wallet/project/${project.projectId}/personalSign`, { signerAddress: project.wallets[0]!.address, message: "hello" }, project.apiKey);
+      let personalSignJobs: Record<string, unknown>[] = [];
+      try {
+        await until(async () => {
+          personalSignJobs = jobsOf(await readAll(), "personal-sign");
+          return personalSignJobs.length > 0;
+        }, 4000);
+      } finally {
+        await signing;
+        await h.startWorker();
+      }
+
+      const everything = await readAll();
+      // The scan does see the jobs' contents (the transaction id is in its job).
+      expect([...everything.values()].some((v) => v.includes(id))).toBe(true);
+      for (const [key, value] of everything) {
+        for (const secret of [...secrets, ...apiKeys]) {
+          if (value.includes(secret) || value.includes(secret.replace(/^whsec_/, ""))) throw new Error(`Redis key ${key} holds a secret`);
+        }
+        // A sealed envelope: v1.<kekId>.<iv>.<tag>.<ciphertext>.
+        if (/v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.test(value)) throw new Error(`Redis key ${key} holds a sealed key`);
+      }
+
+      for (const data of personalSignJobs) expect(Object.keys(data).sort()).toEqual(["attempt", "signatureId", "v"]);
+      const txJobs = jobsOf(everything, "transaction");
+      expect(txJobs.length).toBeGreaterThan(0);
+      for (const data of txJobs) expect(Object.keys(data).sort()).toEqual(["projectId", "transactionId", "v"]);
+      const deliveryJobs = jobsOf(everything, "webhook-delivery");
+      expect(deliveryJobs.length).toBeGreaterThan(0);
+      for (const data of deliveryJobs) expect(Object.keys(data).sort()).toEqual(["deliveryId", "v"]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("refuses a private address at connection time when private networks are not allowed", async () => {
+    await h.stopWebhookWorker();
+    await h.startWebhookWorker({ allowPrivateNetworks: false, retrySchedule: "200ms,200ms" });
+    try {
+      const project = await newProject();
+      const target = await receiver();
+      try {
+        const registration = await register(project, target.url);
+        const id = await send(project);
+        await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+        await until(async () => (await statsOf(project, registration.id)).length >= 2);
+        const stats = await statsOf(project, registration.id);
+        expect(stats.every((s) => s.responseStatus === 0)).toBe(true);
+        for (const s of stats) {
+          expect(s.data.error).toMatch(/refused-address/);
+          expect(s.data.error).toContain("127.0.0.1");
+        }
+        expect(target.received).toEqual([]);
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await h.stopWebhookWorker();
+      await h.startWebhookWorker({ retrySchedule: SHORT_RETRIES });
+    }
+  });
+
+  /** Every key under the harness prefix with its value(s), read by type, as one string per key. */
+  async function readAll(): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const pattern = `${h.prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
+    let cursor = "0";
+    do {
+      const [next, keys] = await h.redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      for (const key of keys) {
+        const type = await h.redis.type(key);
+        let value: unknown;
+        if (type === "string") value = await h.redis.get(key);
+        else if (type === "hash") value = await h.redis.hgetall(key);
+        else if (type === "list") value = await h.redis.lrange(key, 0, -1);
+        else if (type === "set") value = await h.redis.smembers(key);
+        else if (type === "zset") value = await h.redis.zrange(key, "0", "-1", "WITHSCORES");
+        else if (type === "stream") value = await h.redis.xrange(key, "-", "+");
+        else if (type === "none") continue; // gone between SCAN and TYPE
+        else throw new Error(`Redis key ${key} has a type this test does not read: ${type}`);
+        out.set(key, JSON.stringify(value));
+      }
+    } while (cursor !== "0");
+    return out;
+  }
+
+  /** The payloads of the BullMQ job hashes of one queue (`<prefix>:<queue>:<jobId>` with a data field). */
+  function jobsOf(all: Map<string, string>, queue: string): Record<string, unknown>[] {
+    const jobs: Record<string, unknown>[] = [];
+    for (const [key, value] of all) {
+      const rest = key.slice(h.prefix.length + 1);
+      if (!rest.startsWith(`${queue}:`)) continue;
+      const hash = JSON.parse(value) as { name?: unknown; data?: unknown } | null;
+      if (!hash || typeof hash !== "object" || Array.isArray(hash) || typeof hash.data !== "string" || hash.name === undefined) continue;
+      jobs.push(JSON.parse(hash.data) as Record<string, unknown>);
+    }
+    return jobs;
+  }
+});
