@@ -1,5 +1,4 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { closedPort, receiver, until } from "./webhook-receiver";
 import type { JsonRpcProvider, Contract } from "ethers";
 import {
   addChain,
@@ -29,40 +28,6 @@ interface Stat {
   data: { error?: string; eventId?: string };
 }
 
-/** A loopback receiver on `port` (0: any), answering 200 and counting what it got. */
-async function receiver(port = 0) {
-  const received: { headers: Record<string, unknown>; body: string }[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.statusCode = 200;
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
-  const bound = (server.address() as AddressInfo).port;
-  return { port: bound, url: `http://127.0.0.1:${bound}/hook`, received, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const r = await receiver();
-  await r.close();
-  return r.port;
-}
-
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 /** Many short attempts: enough to see several failures and still deliver once the receiver is back. */
 const SHORT_RETRIES = Array.from({ length: 40 }, () => "250ms").join(",");
@@ -131,7 +96,7 @@ describe("webhook delivery under faults", () => {
     expect(down.every((s) => s.responseStatus === 0 && typeof s.data.error === "string")).toBe(true);
     expect(down[0]!.data.error).toMatch(/connect-failed|ECONNREFUSED/);
 
-    const back = await receiver(port);
+    const back = await receiver({ port });
     try {
       // PENDING, SUBMITTED, CONFIRMED all arrive once the receiver listens again.
       await until(() => back.received.length >= 3);

@@ -1,5 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { receiver, until } from "./webhook-receiver";
 import { JsonRpcProvider, parseEther, type Contract } from "ethers";
 import { Webhook } from "standardwebhooks";
 import {
@@ -16,34 +15,6 @@ import {
 } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver on loopback that answers with the statuses it is given, then 200. */
-async function receiver(answers: number[] = []) {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.statusCode = answers.shift() ?? 200;
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
-}
-
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe("event callbacks and webhook delivery", () => {
   let h: Harness;
@@ -119,7 +90,7 @@ describe("event callbacks and webhook delivery", () => {
   });
 
   it("retries a receiver that answered 500 and records both attempts; a 410 disables the registration", async () => {
-    const flaky = await receiver([500]);
+    const flaky = await receiver({ answers: [500] });
     const registration = await register(project, flaky.url);
     const id = await send(project);
     await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
@@ -136,7 +107,7 @@ describe("event callbacks and webhook delivery", () => {
     expect(ids.length).toBe(4);
     await flaky.close();
 
-    const gone = await receiver([410, 410, 410]);
+    const gone = await receiver({ answers: [410, 410, 410] });
     const doomed = await register(project, gone.url);
     await send(project);
     await until(async () => (await list(project)).find((c) => c.id === doomed.body.id)?.disabled === true);

@@ -1,0 +1,47 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A webhook receiver on loopback (`port` 0: any free one). It answers with the statuses in
+ * `answers`, in order, then 200, and keeps every request it got.
+ */
+export async function receiver(options: { answers?: number[]; port?: number } = {}) {
+  const answers = [...(options.answers ?? [])];
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = answers.shift() ?? 200;
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { port, url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+export async function closedPort(): Promise<number> {
+  const r = await receiver();
+  await r.close();
+  return r.port;
+}
+
+/** Polls `check` every 50 ms until it holds; fails after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
