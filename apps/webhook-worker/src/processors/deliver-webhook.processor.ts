@@ -26,13 +26,13 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
   return async ({ deliveryId }, { logger }): Promise<RunAgain | { status: string }> => {
     const input = await deps.deliveries.findForDelivery(deliveryId);
     if (!input) return { status: "missing" };
-    const { delivery, event, registration } = input;
+    const { delivery, event, registration, heldBack } = input;
     if (delivery.status !== "PENDING") return { status: delivery.status };
     if (registration.disabledAt) {
       await deps.deliveries.abandon(delivery.id);
       return { status: "ABANDONED" };
     }
-    if (await deps.deliveries.olderUndeliveredExists(delivery)) return runAgainIn(ORDER_WAIT_MS);
+    if (heldBack) return runAgainIn(ORDER_WAIT_MS);
     const dueIn = (delivery.nextAttemptAt?.getTime() ?? 0) - deps.now();
     if (dueIn > 0) return runAgainIn(dueIn);
 

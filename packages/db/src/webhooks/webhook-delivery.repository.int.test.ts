@@ -62,17 +62,18 @@ describe("findForDelivery", () => {
         payload: expect.objectContaining({ id: delivery.eventId, eventType: "TransactionStatusChange", projectId: fixture.projectId }),
       },
       registration: stored,
+      heldBack: false,
     });
     expect(found?.registration.encryptedSecret).toMatch(/^v1\./);
     expect(await ctx.deliveries.findForDelivery(randomUUID())).toBeNull();
   });
 });
 
-describe("olderUndeliveredExists", () => {
+describe("findForDelivery: heldBack", () => {
   test("holds a delivery back while an older one of the same transaction to the same registration is PENDING", async () => {
     const { deliveries } = await threeStatuses();
     const [pending, submitted, confirmed] = deliveries as [WebhookDeliveryRecord, WebhookDeliveryRecord, WebhookDeliveryRecord];
-    const older = (d: WebhookDeliveryRecord) => ctx.deliveries.olderUndeliveredExists(d);
+    const older = async (d: WebhookDeliveryRecord) => (await ctx.deliveries.findForDelivery(d.id))?.heldBack;
 
     expect([await older(pending), await older(submitted), await older(confirmed)]).toEqual([false, true, true]);
 
@@ -93,15 +94,19 @@ describe("olderUndeliveredExists", () => {
       [second.id, first.transactionId],
     );
     const [oldest, middle, newestId] = toSecond.rows.map((r) => r.id) as [string, string, string];
-    const newest = (await ctx.deliveries.findForDelivery(newestId))?.delivery as WebhookDeliveryRecord;
-    expect(await ctx.deliveries.olderUndeliveredExists(newest)).toBe(true);
+    const heldBack = async (id: string) => (await ctx.deliveries.findForDelivery(id))?.heldBack;
+    expect(await heldBack(newestId)).toBe(true);
 
     await ctx.deliveries.markDelivered(oldest);
     await ctx.deliveries.markDelivered(middle);
 
     // The same transaction's deliveries to the first registration, and the other transaction's, are all still PENDING.
-    expect(await ctx.deliveries.olderUndeliveredExists(newest)).toBe(false);
-    expect(await ctx.deliveries.olderUndeliveredExists({ ...(first.deliveries[2] as WebhookDeliveryRecord), subject: null })).toBe(false);
+    expect(await heldBack(newestId)).toBe(false);
+    // A delivery without a subject (WalletBalanceLow) is never held back.
+    const confirmedToFirst = first.deliveries[2] as WebhookDeliveryRecord;
+    expect(await heldBack(confirmedToFirst.id)).toBe(true);
+    await ctx.pool.query(`UPDATE webhook_delivery SET subject = NULL WHERE id = $1`, [confirmedToFirst.id]);
+    expect(await heldBack(confirmedToFirst.id)).toBe(false);
   });
 });
 

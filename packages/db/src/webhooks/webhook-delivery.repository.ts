@@ -1,6 +1,6 @@
 import type { Sql } from "../client";
 import type { JsonValue } from "../transactions/transaction-record";
-import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, OLDER_UNDELIVERED, RECORD_ATTEMPT } from "./webhook.sql";
+import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPT } from "./webhook.sql";
 import {
   toDelivery,
   type EventCallbackWithSecret,
@@ -19,6 +19,11 @@ export interface DeliveryInput {
   delivery: WebhookDeliveryRecord;
   event: { id: string; eventType: EventType; projectId: string; createdAt: Date; payload: JsonValue };
   registration: EventCallbackWithSecret;
+  /**
+   * A PENDING delivery of an older event of the same subject to the same registration exists: this
+   * one waits, so a receiver sees a transaction's statuses in order.
+   */
+  heldBack: boolean;
 }
 
 /** What the delivery becomes after an attempt. */
@@ -50,6 +55,7 @@ type DeliveryRow = WebhookDeliveryRecord & {
   callbackCreatedAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
+  heldBack: boolean;
 };
 
 const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
@@ -65,6 +71,7 @@ const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
     disabledAt: row.disabledAt,
     disabledReason: row.disabledReason,
   },
+  heldBack: row.heldBack,
 });
 
 export function createWebhookDeliveryRepository(sql: Sql) {
@@ -72,29 +79,11 @@ export function createWebhookDeliveryRepository(sql: Sql) {
     (await sql.query({ name: "webhookDelivery.finish", text: FINISH_DELIVERY }, [id, status])).rowCount === 1;
 
   return {
-    /** The delivery with the event's payload and the registration's sealed secret; null if unknown. */
+    /** The delivery with the event's payload, the registration's sealed secret and whether it is held back; null if unknown. */
     findForDelivery: async (id: string): Promise<DeliveryInput | null> => {
       const result = await sql.query<DeliveryRow>({ name: "webhookDelivery.findForDelivery", text: FIND_FOR_DELIVERY }, [id]);
       const row = result.rows[0];
       return row ? toDeliveryInput(row) : null;
-    },
-
-    /**
-     * True while a PENDING delivery of an older event with the same subject to the same
-     * registration exists: this one waits, so a receiver sees a transaction's statuses in order.
-     * FAILED and ABANDONED ones do not hold it back. Always false without a subject.
-     */
-    olderUndeliveredExists: async (
-      delivery: Pick<WebhookDeliveryRecord, "eventCallbackId" | "subject" | "createdAt" | "eventId">,
-    ): Promise<boolean> => {
-      if (delivery.subject === null) return false;
-      const result = await sql.query<{ exists: boolean }>({ name: "webhookDelivery.olderUndelivered", text: OLDER_UNDELIVERED }, [
-        delivery.eventCallbackId,
-        delivery.subject,
-        delivery.createdAt,
-        delivery.eventId,
-      ]);
-      return result.rows[0]?.exists === true;
     },
 
     /**

@@ -11,7 +11,7 @@ import { DELIVERY_COLUMNS, STAT_COLUMNS } from "./webhook-records";
  *
  * An event whose subject (transactionId) has an older undispatched event outside this batch (held
  * by another dispatcher, or past the limit) is left for a later call: the older one's deliveries
- * must exist before the younger one's, or `OLDER_UNDELIVERED` could not hold the younger back.
+ * must exist before the younger one's, or `FIND_FOR_DELIVERY` could not hold the younger back.
  * Events are ordered by (created_at, id) everywhere, and a delivery carries its event's created_at.
  */
 export const CLAIM_UNDISPATCHED = `
@@ -47,24 +47,26 @@ export const CLAIM_UNDISPATCHED = `
   )
   SELECT * FROM created ORDER BY "createdAt", "eventId", "eventCallbackId"`;
 
-/** $1 delivery id: the delivery, its event and its registration (sealed secret included). */
+/**
+ * $1 delivery id: the delivery, its event and its registration (sealed secret included), and
+ * `heldBack`: whether a PENDING delivery of an older event with the same subject to the same
+ * registration exists, which must reach the receiver first. FAILED and ABANDONED deliveries hold
+ * nothing back; a delivery without a subject is never held back. One round trip per attempt.
+ */
 export const FIND_FOR_DELIVERY = `
   SELECT ${DELIVERY_COLUMNS},
          e.event_type AS "eventType", e.project_id AS "projectId", e.payload, e.created_at AS "eventCreatedAt",
          cb.callback_url AS "callbackUrl", cb.encrypted_secret AS "encryptedSecret", cb.created_at AS "callbackCreatedAt",
-         cb.disabled_at AS "disabledAt", cb.disabled_reason AS "disabledReason"
+         cb.disabled_at AS "disabledAt", cb.disabled_reason AS "disabledReason",
+         d.subject IS NOT NULL AND EXISTS (
+           SELECT 1 FROM webhook_delivery o
+            WHERE o.event_callback_id = d.event_callback_id AND o.subject = d.subject AND o.status = 'PENDING'
+              AND o.created_at <= d.created_at AND (o.created_at, o.event_id) < (d.created_at, d.event_id)
+         ) AS "heldBack"
     FROM webhook_delivery d
     JOIN event e ON e.id = d.event_id
     JOIN event_callback cb ON cb.id = d.event_callback_id
    WHERE d.id = $1`;
-
-/** $1 registration, $2 subject, $3 created_at, $4 event id: a PENDING delivery to send first. */
-export const OLDER_UNDELIVERED = `
-  SELECT EXISTS (
-    SELECT 1 FROM webhook_delivery o
-     WHERE o.event_callback_id = $1 AND o.subject = $2 AND o.status = 'PENDING'
-       AND o.created_at <= $3::timestamptz AND (o.created_at, o.event_id) < ($3::timestamptz, $4::uuid)
-  ) AS "exists"`;
 
 /**
  * $1 delivery, $2 next status, $3 next attempt at (null unless $2 is PENDING), $4 stats data
