@@ -23,10 +23,14 @@ export interface WebhookWorkerDeps {
   now?: () => number;
 }
 
+const COALESCE = { maxBatchSize: 100, maxInFlight: 2 };
+
 /** The webhook worker: outbox dispatch, deliveries, and their reconciler. */
 export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { schedule: () => Promise<void> } {
   const now = deps.now ?? Date.now;
-  const deliveries = createWebhookDeliveryRepository(deps.sql);
+  // Many deliveries run at once: their reads and their attempt records share statements (one
+  // round trip and one commit per batch), which is what bounds deliveries per second.
+  const deliveries = createWebhookDeliveryRepository(deps.sql, { coalesce: COALESCE });
   const producer = createProducer({ connection: deps.redis, prefix: deps.queuePrefix });
   const http = createSafeHttpClient({
     allowPrivateNetworks: deps.allowPrivateNetworks,

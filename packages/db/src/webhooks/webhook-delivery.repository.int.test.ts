@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
 import type { EventCallbackRecord, WebhookDeliveryRecord } from "./webhook-records";
+import { createWebhookDeliveryRepository } from "./webhook-delivery.repository";
 
 let ctx: WebhookTestContext;
 const kek = testKek();
@@ -176,6 +177,36 @@ describe("recordAttempt", () => {
     const id = randomUUID();
     expect(await ctx.deliveries.recordAttempt(id, { responseStatus: 0, data: { durationMs: 0 }, next: { status: "FAILED" } })).toBeNull();
     expect(await statsOf(id)).toEqual([]);
+  });
+});
+
+describe("coalesced calls (the webhook worker's many concurrent jobs)", () => {
+  test("concurrent reads and attempts share statements and each call gets its own answer, a delivery twice in one batch counted twice", async () => {
+    const coalesced = createWebhookDeliveryRepository(ctx.pool, { coalesce: { maxBatchSize: 50, maxInFlight: 1 } });
+    const { deliveries } = await threeStatuses();
+    const [a, b, c] = deliveries as [WebhookDeliveryRecord, WebhookDeliveryRecord, WebhookDeliveryRecord];
+    const unknown = randomUUID();
+
+    const found = await Promise.all([a.id, unknown, c.id, b.id].map((id) => coalesced.findForDelivery(id)));
+    expect(found.map((f) => f && [f.delivery.id, f.heldBack])).toEqual([[a.id, false], null, [c.id, true], [b.id, true]]);
+
+    const recorded = await Promise.all([
+      coalesced.recordAttempt(a.id, { responseStatus: 200, data: { durationMs: 1 }, next: { status: "DELIVERED" } }),
+      coalesced.recordAttempt(b.id, { responseStatus: 500, data: { durationMs: 2 }, next: { status: "PENDING", nextAttemptAt: new Date(Date.now() + 1000) } }),
+      coalesced.recordAttempt(b.id, { responseStatus: 200, data: { durationMs: 3 }, next: { status: "DELIVERED" } }),
+      coalesced.recordAttempt(unknown, { responseStatus: 0, data: { durationMs: 0 }, next: { status: "FAILED" } }),
+    ]);
+    expect(recorded.map((r) => r && [r.delivery.id, r.delivery.status, r.delivery.attempts, r.applied])).toEqual([
+      [a.id, "DELIVERED", 1, true],
+      [b.id, "PENDING", 1, true],
+      [b.id, "DELIVERED", 2, true],
+      null,
+    ]);
+    expect((await statsOf(b.id)).map((s) => [s.responseStatus, s.data.attempt])).toEqual([
+      [500, 1],
+      [200, 2],
+    ]);
+    expect((await coalesced.findForDelivery(c.id))?.heldBack).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
+import { createBatcher, type BatcherOptions } from "../batch";
 import type { Sql } from "../client";
 import type { JsonValue } from "../transactions/transaction-record";
-import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPT } from "./webhook.sql";
+import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPTS } from "./webhook.sql";
 import {
   toDelivery,
   type EventCallbackWithSecret,
@@ -74,31 +75,86 @@ const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
   heldBack: row.heldBack,
 });
 
-export function createWebhookDeliveryRepository(sql: Sql) {
+export interface WebhookDeliveryRepositoryOptions {
+  /**
+   * Coalesce concurrent findForDelivery and recordAttempt calls into one statement per batch (the
+   * webhook worker's many concurrent jobs); without it every call is its own statement.
+   */
+  coalesce?: BatcherOptions;
+}
+
+/** Splits attempts so that no delivery appears twice in one statement (the UPDATE would count it once). */
+function distinctRounds<T extends { deliveryId: string }>(items: readonly T[]): { item: T; index: number }[][] {
+  const rounds: { item: T; index: number }[][] = [];
+  const seen: Set<string>[] = [];
+  items.forEach((item, index) => {
+    let r = seen.findIndex((ids) => !ids.has(item.deliveryId));
+    if (r === -1) {
+      r = rounds.length;
+      rounds.push([]);
+      seen.push(new Set());
+    }
+    seen[r]?.add(item.deliveryId);
+    rounds[r]?.push({ item, index });
+  });
+  return rounds;
+}
+
+export function createWebhookDeliveryRepository(sql: Sql, options: WebhookDeliveryRepositoryOptions = {}) {
   const finish = async (id: string, status: Exclude<WebhookDeliveryStatus, "PENDING">): Promise<boolean> =>
     (await sql.query({ name: "webhookDelivery.finish", text: FINISH_DELIVERY }, [id, status])).rowCount === 1;
 
+  /** Each id's delivery input, in the order given; null for an unknown id. */
+  const findManyForDelivery = async (ids: readonly string[]): Promise<(DeliveryInput | null)[]> => {
+    const result = await sql.query<DeliveryRow>({ name: "webhookDelivery.findForDelivery", text: FIND_FOR_DELIVERY }, [ids]);
+    const byId = new Map(result.rows.map((row) => [row.id, row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      return row ? toDeliveryInput(row) : null;
+    });
+  };
+
+  /** Each attempt recorded, in the order given; null for an unknown delivery. */
+  const recordAttempts = async (attempts: readonly { deliveryId: string; attempt: AttemptInput }[]): Promise<(RecordedAttempt | null)[]> => {
+    const recorded: (RecordedAttempt | null)[] = attempts.map(() => null);
+    for (const round of distinctRounds(attempts)) {
+      const result = await sql.query<WebhookDeliveryRecord & { applied: boolean }>(
+        { name: "webhookDelivery.recordAttempts", text: RECORD_ATTEMPTS },
+        [
+          round.map(({ item }) => item.deliveryId),
+          round.map(({ item }) => item.attempt.next.status),
+          round.map(({ item }) => (item.attempt.next.status === "PENDING" ? item.attempt.next.nextAttemptAt : null)),
+          round.map(({ item }) => JSON.stringify(item.attempt.data)),
+          round.map(({ item }) => item.attempt.responseStatus),
+        ],
+      );
+      const byId = new Map(result.rows.map((row) => [row.id, row]));
+      for (const { item, index } of round) {
+        const row = byId.get(item.deliveryId);
+        recorded[index] = row ? { delivery: toDelivery(row), applied: row.applied } : null;
+      }
+    }
+    return recorded;
+  };
+
+  const findOne = options.coalesce
+    ? createBatcher(findManyForDelivery, options.coalesce)
+    : async (id: string) => (await findManyForDelivery([id]))[0] ?? null;
+  const recordOne = options.coalesce
+    ? createBatcher(recordAttempts, options.coalesce)
+    : async (a: { deliveryId: string; attempt: AttemptInput }) => (await recordAttempts([a]))[0] ?? null;
+
   return {
     /** The delivery with the event's payload, the registration's sealed secret and whether it is held back; null if unknown. */
-    findForDelivery: async (id: string): Promise<DeliveryInput | null> => {
-      const result = await sql.query<DeliveryRow>({ name: "webhookDelivery.findForDelivery", text: FIND_FOR_DELIVERY }, [id]);
-      const row = result.rows[0];
-      return row ? toDeliveryInput(row) : null;
-    },
+    findForDelivery: (id: string): Promise<DeliveryInput | null> => findOne(id),
+    findManyForDelivery,
 
     /**
      * One attempt: its stats entry `{eventId, deliveryId, attempt, ...data}` and the delivery's
      * attempt count, status and next attempt, in one statement. Null when the delivery is unknown.
      */
-    recordAttempt: async (deliveryId: string, attempt: AttemptInput): Promise<RecordedAttempt | null> => {
-      const nextAttemptAt = attempt.next.status === "PENDING" ? attempt.next.nextAttemptAt : null;
-      const result = await sql.query<WebhookDeliveryRecord & { applied: boolean }>(
-        { name: "webhookDelivery.recordAttempt", text: RECORD_ATTEMPT },
-        [deliveryId, attempt.next.status, nextAttemptAt, JSON.stringify(attempt.data), attempt.responseStatus],
-      );
-      const row = result.rows[0];
-      return row ? { delivery: toDelivery(row), applied: row.applied } : null;
-    },
+    recordAttempt: (deliveryId: string, attempt: AttemptInput): Promise<RecordedAttempt | null> => recordOne({ deliveryId, attempt }),
+    recordAttempts,
 
     /** PENDING → DELIVERED without an attempt record; false when it was not PENDING. */
     markDelivered: (id: string): Promise<boolean> => finish(id, "DELIVERED"),

@@ -16,7 +16,7 @@ import { DELIVERY_COLUMNS, STAT_COLUMNS } from "./webhook-records";
  */
 export const CLAIM_UNDISPATCHED = `
   WITH candidate AS MATERIALIZED (
-    SELECT e.id, e.project_id, e.event_type, e.created_at, e.payload -> 'data' ->> 'transactionId' AS subject
+    SELECT e.id, e.project_id, e.event_type, e.created_at, e.subject
       FROM event e
      WHERE e.dispatched_at IS NULL
      ORDER BY e.created_at, e.id
@@ -28,10 +28,10 @@ export const CLAIM_UNDISPATCHED = `
      WHERE c.subject IS NULL
         OR NOT EXISTS (
           SELECT 1 FROM event o
-           WHERE o.dispatched_at IS NULL
+           WHERE o.subject = c.subject
              AND o.created_at <= c.created_at AND (o.created_at, o.id) < (c.created_at, c.id)
+             AND o.dispatched_at IS NULL
              AND o.project_id = c.project_id
-             AND o.payload -> 'data' ->> 'transactionId' = c.subject
              AND NOT EXISTS (SELECT 1 FROM candidate m WHERE m.id = o.id))
   ),
   dispatched AS (
@@ -48,10 +48,10 @@ export const CLAIM_UNDISPATCHED = `
   SELECT * FROM created ORDER BY "createdAt", "eventId", "eventCallbackId"`;
 
 /**
- * $1 delivery id: the delivery, its event and its registration (sealed secret included), and
- * `heldBack`: whether a PENDING delivery of an older event with the same subject to the same
- * registration exists, which must reach the receiver first. FAILED and ABANDONED deliveries hold
- * nothing back; a delivery without a subject is never held back. One round trip per attempt.
+ * $1 delivery ids (uuid[]): each delivery, its event and its registration (sealed secret
+ * included), and `heldBack`: whether a PENDING delivery of an older event with the same subject to
+ * the same registration exists, which must reach the receiver first. FAILED and ABANDONED
+ * deliveries hold nothing back; a delivery without a subject is never held back.
  */
 export const FIND_FOR_DELIVERY = `
   SELECT ${DELIVERY_COLUMNS},
@@ -66,34 +66,40 @@ export const FIND_FOR_DELIVERY = `
     FROM webhook_delivery d
     JOIN event e ON e.id = d.event_id
     JOIN event_callback cb ON cb.id = d.event_callback_id
-   WHERE d.id = $1`;
+   WHERE d.id = ANY($1::uuid[])`;
 
 /**
- * $1 delivery, $2 next status, $3 next attempt at (null unless $2 is PENDING), $4 stats data
- * (jsonb), $5 response status. Writes the stats entry and counts the attempt whatever the
- * delivery's status; moves the delivery only while it is PENDING (a late duplicate attempt must
- * not undo DELIVERED or ABANDONED). The row lock of `current` orders concurrent attempts.
+ * Attempts, one per element of the arrays: $1 delivery ids (distinct), $2 next statuses, $3 next
+ * attempt times (null unless PENDING), $4 stats data (jsonb), $5 response statuses. Writes each
+ * attempt's stats entry and counts it whatever the delivery's status; moves a delivery only while
+ * it is PENDING (a late duplicate attempt must not undo DELIVERED or ABANDONED). The row locks of
+ * `current`, taken in id order so that concurrent batches cannot deadlock, order concurrent
+ * attempts at one delivery. One statement: every attempt of the batch commits, or none.
  */
-export const RECORD_ATTEMPT = `
-  WITH current AS (
-    SELECT d.id, d.status FROM webhook_delivery d WHERE d.id = $1 FOR UPDATE
+export const RECORD_ATTEMPTS = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::"WebhookDeliveryStatus"[], $3::timestamptz[], $4::jsonb[], $5::int[])
+      AS i(id, next_status, next_attempt_at, data, response_status)
+  ),
+  current AS (
+    SELECT d.id, d.status FROM webhook_delivery d WHERE d.id IN (SELECT id FROM input) ORDER BY d.id FOR UPDATE
   ),
   updated AS (
     UPDATE webhook_delivery AS d SET
       attempts        = d.attempts + 1,
-      status          = CASE WHEN c.status = 'PENDING' THEN $2::"WebhookDeliveryStatus" ELSE d.status END,
-      next_attempt_at = CASE WHEN c.status = 'PENDING' THEN $3::timestamptz ELSE d.next_attempt_at END,
-      delivered_at    = CASE WHEN c.status = 'PENDING' AND $2::"WebhookDeliveryStatus" = 'DELIVERED' THEN now() ELSE d.delivered_at END
-      FROM current c
+      status          = CASE WHEN c.status = 'PENDING' THEN i.next_status ELSE d.status END,
+      next_attempt_at = CASE WHEN c.status = 'PENDING' THEN i.next_attempt_at ELSE d.next_attempt_at END,
+      delivered_at    = CASE WHEN c.status = 'PENDING' AND i.next_status = 'DELIVERED' THEN now() ELSE d.delivered_at END
+      FROM current c JOIN input i ON i.id = c.id
      WHERE d.id = c.id
     RETURNING ${DELIVERY_COLUMNS}, c.status = 'PENDING' AS applied
   ),
   stat AS (
     INSERT INTO event_callback_stat (event_callback_id, delivery_id, data, response_status)
     SELECT u."eventCallbackId", u.id,
-           $4::jsonb || jsonb_build_object('eventId', u."eventId", 'deliveryId', u.id, 'attempt', u.attempts),
-           $5
-      FROM updated u
+           i.data || jsonb_build_object('eventId', u."eventId", 'deliveryId', u.id, 'attempt', u.attempts),
+           i.response_status
+      FROM updated u JOIN input i ON i.id = u.id
   )
   SELECT * FROM updated`;
 
