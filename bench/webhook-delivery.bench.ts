@@ -66,15 +66,15 @@ async function main() {
   // N outbox events in one statement, shaped like the ones a status change writes
   // (packages/db/src/transactions/status-change-event.ts): one transaction each.
   await pool.query(
-    `INSERT INTO event (id, project_id, event_type, payload, created_at)
-     SELECT x.id, $1::uuid, 'TransactionStatusChange'::"EventType",
+    `INSERT INTO event (id, project_id, event_type, subject, payload, created_at)
+     SELECT x.id, $1::uuid, 'TransactionStatusChange'::"EventType", x.tx::text,
             jsonb_build_object(
               'id', x.id,
               'eventType', 'TransactionStatusChange',
               'projectId', $1::uuid,
               'createdAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
               'data', jsonb_build_object(
-                'transactionId', gen_random_uuid(),
+                'transactionId', x.tx,
                 'chainId', '31337',
                 'status', 'CONFIRMED',
                 'previousStatus', 'SUBMITTED',
@@ -84,7 +84,7 @@ async function main() {
                 'nonce', (x.i / 16)::text,
                 'reason', NULL)),
             now()
-       FROM (SELECT gen_random_uuid() AS id, i FROM generate_series(1, $2::int) AS i) x`,
+       FROM (SELECT gen_random_uuid() AS id, gen_random_uuid() AS tx, i FROM generate_series(1, $2::int) AS i) x`,
     [project.projectId, count],
   );
   // The baseline's bodies: the payloads as the worker reads and serializes them.

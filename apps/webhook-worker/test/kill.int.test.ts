@@ -114,11 +114,10 @@ describe("webhook-worker killed mid-delivery", () => {
       createdAt: new Date().toISOString(),
       data: { transactionId: randomUUID(), chainId: 31337, status: "PENDING", previousStatus: null, hash: null, blockNumber: null, from: project.wallets[0]!.address, nonce: null, reason: null },
     };
-    await pool.query(`INSERT INTO event (id, project_id, event_type, payload, created_at) VALUES ($1, $2, 'TransactionStatusChange', $3, now())`, [
-      eventId,
-      project.projectId,
-      JSON.stringify(payload),
-    ]);
+    await pool.query(
+      `INSERT INTO event (id, project_id, event_type, subject, payload, created_at) VALUES ($1, $2, 'TransactionStatusChange', $3, $4, now())`,
+      [eventId, project.projectId, payload.data.transactionId, JSON.stringify(payload)],
+    );
 
     const env: Record<string, string> = {
       NODE_ENV: "test",

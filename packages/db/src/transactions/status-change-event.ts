@@ -39,8 +39,8 @@ export function statusChangeAndEventCtes(eventId: string): string {
       FROM changed c
   ),
   outbox AS (
-    INSERT INTO event (id, project_id, event_type, payload, created_at)
-    SELECT ${eventId}::uuid, c."projectId", 'TransactionStatusChange'::"EventType",
+    INSERT INTO event (id, project_id, event_type, subject, payload, created_at)
+    SELECT ${eventId}::uuid, c."projectId", 'TransactionStatusChange'::"EventType", c.id::text,
            jsonb_build_object(
              'id', ${eventId}::uuid,
              'eventType', 'TransactionStatusChange',
