@@ -4,11 +4,11 @@ import type { Producer } from "@relay/queue";
 
 /**
  * Turns outbox events into deliveries, in a loop: claim a batch (rows locked with SKIP LOCKED, so
- * replicas share the work without doing it twice), enqueue one job per delivery. A batch that
- * was full is followed at once; otherwise the loop rests `idleMs`. Enqueue failures are left to
- * the delivery reconciler: the deliveries are already in Postgres.
+ * replicas share the work without doing it twice), enqueue one job per delivery (the batch in one
+ * round trip). A batch that was full is followed at once; otherwise the loop rests `idleMs`.
+ * Enqueue failures are left to the delivery reconciler: the deliveries are already in Postgres.
  */
-export function startDispatcher(deps: { dispatch: EventDispatchRepository; producer: Pick<Producer, "enqueue">; logger: Logger; idleMs?: number; batch?: number }) {
+export function startDispatcher(deps: { dispatch: EventDispatchRepository; producer: Pick<Producer, "enqueueMany">; logger: Logger; idleMs?: number; batch?: number }) {
   const batch = deps.batch ?? 100;
   let running = true;
   let timer: NodeJS.Timeout | undefined;
@@ -19,7 +19,10 @@ export function startDispatcher(deps: { dispatch: EventDispatchRepository; produ
     try {
       const deliveries = await deps.dispatch.claimUndispatched(batch);
       claimed = deliveries.length;
-      await Promise.all(deliveries.map((d) => deps.producer.enqueue("deliverWebhook", { v: 1, deliveryId: d.id })));
+      await deps.producer.enqueueMany(
+        "deliverWebhook",
+        deliveries.map((d) => ({ v: 1 as const, deliveryId: d.id })),
+      );
     } catch (e) {
       deps.logger.warn({ err: toError(e) }, "dispatch failed; retrying");
     }

@@ -30,6 +30,20 @@ export function createProducer(settings: QueueSettings) {
       const data = def.payload.parse(payload);
       return queueFor(name).add(name, data, { ...def.options, jobId: jobIdOf(name, data as JobPayload<N>) });
     },
+    /**
+     * Adds many jobs of one kind in one round trip (BullMQ addBulk, one MULTI): for callers that
+     * produce work in batches, such as the outbox dispatcher. Idempotent per job id like enqueue.
+     */
+    enqueueMany: async <N extends JobName>(name: N, payloads: readonly JobPayload<N>[]): Promise<Job[]> => {
+      if (payloads.length === 0) return [];
+      const def = jobCatalog[name];
+      return queueFor(name).addBulk(
+        payloads.map((payload) => {
+          const data = def.payload.parse(payload);
+          return { name, data, opts: { ...def.options, jobId: jobIdOf(name, data as JobPayload<N>) } };
+        }),
+      );
+    },
     /** Creates or updates the catalog's schedule for `name` (idempotent; every replica may call it). */
     schedule: async (name: keyof typeof jobSchedules): Promise<void> => {
       const def = jobCatalog[name];
