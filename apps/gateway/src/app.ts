@@ -83,7 +83,8 @@ export function createApp(deps: GatewayDeps): Express {
   );
   app.use(docsRoutes(buildOpenApiDocument()));
 
-  const signatures = createSignatureRepository(deps.signatureSql);
+  // Concurrent personal-sign requests share their INSERTs (docs/decisions.md).
+  const signatures = createSignatureRepository(deps.signatureSql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   app.use(
     ["/wallet", "/transact", "/webhook"],
     authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),

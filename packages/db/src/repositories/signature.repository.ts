@@ -1,3 +1,4 @@
+import { createBatcher, type BatcherOptions } from "../batch";
 import type { Sql } from "../client";
 
 /**
@@ -37,45 +38,101 @@ const SELECT_WITH_SIGNER = `
     FROM signature s JOIN wallet w ON w.id = s.wallet_id
    WHERE s.id = $1`;
 
-export function createSignatureRepository(sql: Sql) {
+export interface SignatureRepositoryOptions {
+  /**
+   * Coalesce concurrent insertPending, findForSigning and markSigned calls into one statement per
+   * batch (many requests at once in a gateway or a signing worker); without it, one statement each.
+   */
+  coalesce?: BatcherOptions;
+}
+
+export interface NewSignatureRequest {
+  id: string;
+  projectId: string;
+  walletId: string;
+  message: Uint8Array;
+}
+
+/** True for the first occurrence of each id only: a batch may hold one id twice. */
+function firstOccurrences(ids: readonly string[], affected: Set<string>): boolean[] {
+  const seen = new Set<string>();
+  return ids.map((id) => {
+    const first = !seen.has(id);
+    seen.add(id);
+    return first && affected.has(id);
+  });
+}
+
+const bytes = (message: Uint8Array) => Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+
+export function createSignatureRepository(sql: Sql, options: SignatureRepositoryOptions = {}) {
+  /** Inserts each request unless its id exists; per request, whether it inserted (the first of a repeated id only). */
+  const insertManyPending = async (requests: readonly NewSignatureRequest[]): Promise<boolean[]> => {
+    const result = await sql.query<{ id: string }>(
+      {
+        name: "signature.insertManyPending",
+        text: `INSERT INTO signature (id, project_id, wallet_id, message)
+               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[])
+               ON CONFLICT (id) DO NOTHING RETURNING id`,
+      },
+      [requests.map((r) => r.id), requests.map((r) => r.projectId), requests.map((r) => r.walletId), requests.map((r) => bytes(r.message))],
+    );
+    return firstOccurrences(
+      requests.map((r) => r.id),
+      new Set(result.rows.map((r) => r.id)),
+    );
+  };
+
+  const findManyForSigning = async (ids: readonly string[]): Promise<(SigningInput | null)[]> => {
+    const result = await sql.query<SigningInput & { id: string }>(
+      {
+        name: "signature.findManyForSigning",
+        text: `SELECT id, status, message, signature, wallet_id AS "walletId" FROM signature WHERE id = ANY($1::uuid[])`,
+      },
+      [ids],
+    );
+    const byId = new Map(result.rows.map(({ id, ...row }) => [id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  };
+
+  /** PENDING → SIGNED for each; per item, whether it moved (false when gone, already signed, or repeated). */
+  const markManySigned = async (items: readonly { id: string; signature: string }[]): Promise<boolean[]> => {
+    const result = await sql.query<{ id: string }>(
+      {
+        name: "signature.markManySigned",
+        text: `UPDATE signature s SET status = 'SIGNED', signature = i.signature, signed_at = now()
+                 FROM unnest($1::uuid[], $2::text[]) AS i(id, signature)
+                WHERE s.id = i.id AND s.status = 'PENDING'
+               RETURNING s.id`,
+      },
+      [items.map((i) => i.id), items.map((i) => i.signature)],
+    );
+    return firstOccurrences(
+      items.map((i) => i.id),
+      new Set(result.rows.map((r) => r.id)),
+    );
+  };
+
+  const single = <K, V>(many: (keys: readonly K[]) => Promise<V[]>, fallback: V) =>
+    options.coalesce ? createBatcher(many, options.coalesce) : async (key: K) => (await many([key]))[0] ?? fallback;
+  const insertOne = single(insertManyPending, false);
+  const findOne = single(findManyForSigning, null);
+  const markOne = single(markManySigned, false);
+
   return {
     /**
      * Inserts a PENDING record unless one with this id exists; returns whether it inserted. The
      * primary key decides between concurrent requests with the same signatureId.
      */
-    insertPending: async (input: { id: string; projectId: string; walletId: string; message: Uint8Array }): Promise<boolean> => {
-      const result = await sql.query(
-        {
-          name: "signature.insertPending",
-          text: `INSERT INTO signature (id, project_id, wallet_id, message) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-        },
-        [input.id, input.projectId, input.walletId, Buffer.from(input.message.buffer, input.message.byteOffset, input.message.byteLength)],
-      );
-      return result.rowCount === 1;
-    },
+    insertPending: (input: NewSignatureRequest): Promise<boolean> => insertOne(input),
     findById: async (id: string): Promise<SignatureWithSigner | null> => {
       const result = await sql.query<SignatureWithSigner>({ name: "signature.findById", text: SELECT_WITH_SIGNER }, [id]);
       return result.rows[0] ?? null;
     },
     /** What the signing worker needs: the exact bytes and the wallet. */
-    findForSigning: async (id: string): Promise<SigningInput | null> => {
-      const result = await sql.query<SigningInput>(
-        { name: "signature.findForSigning", text: `SELECT status, message, signature, wallet_id AS "walletId" FROM signature WHERE id = $1` },
-        [id],
-      );
-      return result.rows[0] ?? null;
-    },
+    findForSigning: (id: string): Promise<SigningInput | null> => findOne(id),
     /** PENDING → SIGNED; false when the record is gone or already signed. */
-    markSigned: async (id: string, signature: string): Promise<boolean> => {
-      const result = await sql.query(
-        {
-          name: "signature.markSigned",
-          text: `UPDATE signature SET status = 'SIGNED', signature = $2, signed_at = now() WHERE id = $1 AND status = 'PENDING'`,
-        },
-        [id, signature],
-      );
-      return result.rowCount === 1;
-    },
+    markSigned: (id: string, signature: string): Promise<boolean> => markOne({ id, signature }),
     /** Removes a request that could not be signed, so nothing half-written remains. */
     deletePending: async (id: string): Promise<boolean> => {
       const result = await sql.query(`DELETE FROM signature WHERE id = $1 AND status = 'PENDING'`, [id]);

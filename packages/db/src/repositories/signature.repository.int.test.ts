@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+import { createPool, createDatabase } from "../client";
+import { createSignatureRepository } from "./signature.repository";
+import { createProjectFixture, testDatabaseUrl, testKek } from "@relay/testing";
+
+const pool = createPool({ url: testDatabaseUrl(), poolSize: 4 });
+const db = createDatabase({ pool });
+const signatures = createSignatureRepository(pool, { coalesce: { maxBatchSize: 50, maxInFlight: 1 } });
+const text = (s: string) => new TextEncoder().encode(s);
+
+afterAll(async () => {
+  await db.$disconnect();
+  if (!pool.ended) await pool.end();
+});
+
+describe("signature repository, coalesced", () => {
+  test("concurrent inserts, reads and updates share statements; each call gets its own answer, a repeated id counts once", async () => {
+    const project = await createProjectFixture(db, testKek());
+    const walletId = project.wallets[0]!.id;
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const request = (id: string, message: string) => ({ id, projectId: project.projectId, walletId, message: text(message) });
+
+    // b is sent twice in one batch: only the first insert wins.
+    const inserted = await Promise.all([request(a, "one"), request(b, "two"), request(b, "other"), request(c, "ñ ✓ \u0000")].map((r) => signatures.insertPending(r)));
+    expect(inserted).toEqual([true, true, false, true]);
+
+    const unknown = randomUUID();
+    const found = await Promise.all([c, unknown, a, b].map((id) => signatures.findForSigning(id)));
+    expect(found.map((f) => f && [f.status, new TextDecoder().decode(f.message), f.walletId])).toEqual([
+      ["PENDING", "ñ ✓ \u0000", walletId],
+      null,
+      ["PENDING", "one", walletId],
+      ["PENDING", "two", walletId],
+    ]);
+
+    const marked = await Promise.all([
+      signatures.markSigned(a, "0xaa"),
+      signatures.markSigned(b, "0xbb"),
+      signatures.markSigned(b, "0xbb"),
+      signatures.markSigned(unknown, "0xcc"),
+    ]);
+    expect(marked).toEqual([true, true, false, false]);
+    expect((await signatures.findById(b))?.signature).toBe("0xbb");
+    expect((await signatures.findById(c))?.status).toBe("PENDING");
+    expect(await signatures.markSigned(a, "0xdd")).toBe(false);
+    expect((await signatures.findById(a))?.signature).toBe("0xaa");
+  });
+});
