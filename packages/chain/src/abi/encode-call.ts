@@ -18,8 +18,24 @@ export interface EncodedCall {
   normalizedArgs: NormalizedValue[];
 }
 
+/** What encoding needs of a fragment beyond itself, computed once per fragment (the selector is a keccak). */
+interface Prepared {
+  signature: string;
+  selector: string;
+  iface: Interface;
+}
+const prepared = new WeakMap<FunctionFragment, Prepared>();
+const prepare = (fragment: FunctionFragment): Prepared => {
+  let p = prepared.get(fragment);
+  if (!p) {
+    p = { signature: fragment.format("sighash"), selector: fragment.selector, iface: new Interface([fragment]) };
+    prepared.set(fragment, p);
+  }
+  return p;
+};
+
 export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCall {
-  const signature = fragment.format("sighash");
+  const { signature, selector, iface } = prepare(fragment);
   const given = args === undefined ? {} : args;
   if (!isPlainObject(given)) {
     throw badRequest(`args must be an object keyed by parameter name or index; got ${describeValue(args)}`);
@@ -28,8 +44,8 @@ export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCa
   const fields = fieldValues(given, fragment.inputs, "args", { noun: "parameter", label: signature });
   const normalizedArgs = fields.map((field) => convertValue(field.type, field.value, field.path, 0, budget));
   try {
-    const calldata = new Interface([fragment]).encodeFunctionData(fragment, normalizedArgs);
-    return { calldata, selector: fragment.selector, normalizedArgs };
+    const calldata = iface.encodeFunctionData(fragment, normalizedArgs);
+    return { calldata, selector, normalizedArgs };
   } catch (e) {
     // Not expected once every value has been converted; if ethers still refuses, the request
     // caused it, and the client should hear ethers' reason rather than a 500.

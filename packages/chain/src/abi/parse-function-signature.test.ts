@@ -95,3 +95,16 @@ describe("parseFunctionSignature", () => {
     expect(badRequestMessage(() => parseFunctionSignature(`f((uint8[]${"[]".repeat(31)} x) t)`))).toMatch(/deeper than 32/);
   });
 });
+
+describe("parsed signatures are remembered", () => {
+  test("the same text gives the same read-only fragment; another text, or a refused one, is parsed anew", () => {
+    const first = parseFunctionSignature("setValue(uint256 value)");
+    expect(parseFunctionSignature("setValue(uint256 value)")).toBe(first);
+    // Shared between requests: ethers defines a fragment's properties read-only.
+    expect(() => Object.assign(first, { name: "other" })).toThrow(TypeError);
+    expect(Object.isFrozen(first.inputs)).toBe(true);
+    expect(parseFunctionSignature("function setValue(uint256 value)")).not.toBe(first);
+    expect(() => parseFunctionSignature("setValue(uint257)")).toThrow(/functionSignature/);
+    expect(() => parseFunctionSignature("setValue(uint257)")).toThrow(/functionSignature/);
+  });
+});

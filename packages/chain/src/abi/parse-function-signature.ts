@@ -14,9 +14,26 @@ import { checkSignatureText, prepareModifiers } from "./signature-text";
 const OTHER_FRAGMENTS = new Set(["event", "error", "constructor", "fallback", "receive", "struct", "modifier"]);
 const FIRST_WORD = /^[A-Za-z_$][A-Za-z0-9_$]*/;
 
+/**
+ * Parsed signatures, by their exact text: a project sends the same few signatures over and over,
+ * and parsing one costs more than encoding its call. A fragment's properties are read-only
+ * (ethers defines them so), so one may serve every request. Only valid signatures are kept; bounded.
+ */
+const parsed = new Map<string, FunctionFragment>();
+const MAX_PARSED = 1_000;
+
 export function parseFunctionSignature(signature: string): FunctionFragment {
   // The type says string; the value comes from a request body.
   if (typeof signature !== "string") throw badRequest("functionSignature must be a string");
+  const known = parsed.get(signature);
+  if (known) return known;
+  const fragment = parseUncached(signature);
+  if (parsed.size >= MAX_PARSED) parsed.clear();
+  parsed.set(signature, fragment);
+  return fragment;
+}
+
+function parseUncached(signature: string): FunctionFragment {
   if (signature.length > ABI_LIMITS.signatureLength) {
     throw badRequest(`functionSignature is longer than ${ABI_LIMITS.signatureLength} characters`);
   }
