@@ -41,23 +41,24 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
     const headers = signDelivery({ secret: openWebhookSecret(deps.keyring, registration), msgId: event.id, timestamp: new Date(deps.now()), body });
     const result = await deps.http.post(registration.callbackUrl, body, { ...headers });
     const data = { durationMs: result.durationMs, ...("error" in result ? { error: `${result.error}: ${(result as { message: string }).message}` } : {}) };
-    const log = logger.child({ deliveryId, eventId: event.id, eventCallbackId: registration.id, responseStatus: result.status });
+    // Fields for this attempt's log line (not a child logger: one per attempt costs more than the line).
+    const fields = { deliveryId, eventId: event.id, eventCallbackId: registration.id, responseStatus: result.status };
 
     if (result.status >= 200 && result.status < 300) {
       await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data, next: { status: "DELIVERED" } });
-      log.info("webhook delivered");
+      logger.info(fields, "webhook delivered");
       return { status: "DELIVERED" };
     }
     if (result.status === 410) {
       await deps.deliveries.recordAttempt(delivery.id, { responseStatus: 410, data, next: { status: "ABANDONED" } });
       await deps.callbacks.disable(registration.id, "the receiver answered 410 Gone");
-      log.warn("receiver answered 410: registration disabled");
+      logger.warn(fields, "receiver answered 410: registration disabled");
       return { status: "ABANDONED" };
     }
     const delay = nextDelayMs(deps.retryScheduleMs, delivery.attempts + 1);
     if (delay === null) {
       await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data, next: { status: "FAILED" } });
-      log.warn("webhook not delivered; retries exhausted");
+      logger.warn(fields, "webhook not delivered; retries exhausted");
       return { status: "FAILED" };
     }
     await deps.deliveries.recordAttempt(delivery.id, {
@@ -65,7 +66,7 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
       data,
       next: { status: "PENDING", nextAttemptAt: new Date(deps.now() + delay) },
     });
-    log.info({ retryInMs: delay }, "webhook not delivered; will retry");
+    logger.info({ ...fields, retryInMs: delay }, "webhook not delivered; will retry");
     return runAgainIn(delay);
   };
 }
