@@ -13,6 +13,11 @@ export interface PersonalSignDeps {
   logger: Logger;
 }
 
+/** Of the HTTP request being served: what its jobs carry so their log lines name it. */
+export interface RequestContext {
+  reqId?: string;
+}
+
 interface WalletRef {
   id: string;
   projectId: string;
@@ -55,11 +60,11 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     signatureId,
   });
 
-  const waitForSignature = async (signatureId: string, request: PersonalSignRequest): Promise<PersonalSignResponse> => {
+  const waitForSignature = async (signatureId: string, request: PersonalSignRequest, context: RequestContext): Promise<PersonalSignResponse> => {
     let failure: unknown;
     let job: Job | undefined;
     try {
-      const payload = { v: 1 as const, signatureId, attempt: randomBytes(6).toString("hex") };
+      const payload = { v: 1 as const, signatureId, attempt: randomBytes(6).toString("hex"), reqId: context.reqId };
       const finished = deps.results.expect(jobIdOf("personalSign", payload), deps.timeoutMs);
       finished.catch(() => undefined); // observed below; a rejection before that is not unhandled
       job = await deps.producer.enqueue("personalSign", payload);
@@ -89,7 +94,8 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
   };
 
   return {
-    sign: async (projectId: string, request: PersonalSignRequest): Promise<PersonalSignResponse> => {
+    /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
+    sign: async (projectId: string, request: PersonalSignRequest, context: RequestContext = {}): Promise<PersonalSignResponse> => {
       const wallet = await walletOf(projectId, request.signerAddress);
       const signatureId = request.signatureId ?? randomUUID();
       const message = encoder.encode(request.message);
@@ -105,7 +111,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
         }
         if (existing.status === "SIGNED" && existing.signature) return respond(signatureId, request, existing.signature);
       }
-      return waitForSignature(signatureId, request);
+      return waitForSignature(signatureId, request, context);
     },
   };
 }
