@@ -36,8 +36,8 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
 export function scrapedGauges<Row>(registry: Registry, source: ScrapeSource<Row>, gauges: ScrapedGauge<Row>[]): void {
   const up = upGauge(registry);
   let inflight: Promise<Row[] | undefined> | undefined;
-  // All metrics of a registry are collected in parallel: the first gauge to ask starts the read,
-  // the others share it, and the next scrape reads again.
+  // A scrape starts collecting every metric of the registry before any read can answer: the
+  // first gauge to ask starts the read, the others share it, and the next scrape reads again.
   const read = (): Promise<Row[] | undefined> => {
     inflight ??= withTimeout(source.read(), source.timeoutMs ?? 3000)
       .then(
@@ -51,7 +51,7 @@ export function scrapedGauges<Row>(registry: Registry, source: ScrapeSource<Row>
           return undefined;
         },
       )
-      .finally(() => setImmediate(() => (inflight = undefined)));
+      .finally(() => (inflight = undefined));
     return inflight;
   };
   sourcesOf.get(registry)?.push(read);
