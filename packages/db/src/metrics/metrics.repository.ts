@@ -18,15 +18,16 @@ export interface WalletBalance {
 
 /**
  * Every configured chain × every status, with its number of transactions (0 included, so a series
- * exists before its first transaction). One pass over the transaction table's (chain_id, …,
- * status) index: fine at a scrape every 15 s for millions of rows; see docs/metrics.md.
+ * exists before its first transaction). The count is one pass over the (chain_id, from_address,
+ * status) index (an index-only scan): about 0.25 s per million transactions on a small machine,
+ * so large deployments scrape it less often (docs/metrics.md).
  */
 const TRANSACTION_COUNTS = `
-  SELECT c.chain_id::text AS "chainId", s.status::text AS status, count(t.id)::bigint::text AS count
+  WITH counts AS (SELECT chain_id, status, count(*) AS n FROM transaction GROUP BY chain_id, status)
+  SELECT c.chain_id::text AS "chainId", s.status::text AS status, coalesce(n.n, 0)::text AS count
     FROM chain c
    CROSS JOIN unnest(enum_range(NULL::"TransactionStatus")) AS s(status)
-    LEFT JOIN transaction t ON t.chain_id = c.chain_id AND t.status = s.status
-   GROUP BY c.chain_id, s.status`;
+    LEFT JOIN counts n ON n.chain_id = c.chain_id AND n.status = s.status`;
 
 /** The last balance the low-balance check saw per wallet and chain (chains with a threshold). */
 const WALLET_BALANCES = `
