@@ -41,7 +41,8 @@ describe("gauges read from shared state at scrape time", () => {
       { name: "flaky", logger, read: async () => (failing ? Promise.reject(new Error("connection refused")) : [{ n: 3 }]) },
       [{ name: "t_flaky", help: "f", labelNames: ["k"], labels: () => ({ k: "v" }), value: (r) => r.n }],
     );
-    scrapedGauges(registry, { name: "silent", logger, timeoutMs: 50, read: () => new Promise<{ n: number }[]>(() => undefined) }, [
+    let silentReads = 0;
+    scrapedGauges(registry, { name: "silent", logger, timeoutMs: 50, read: () => (silentReads++, new Promise<{ n: number }[]>(() => undefined)) }, [
       { name: "t_silent", help: "s", labelNames: ["k"], labels: () => ({ k: "v" }), value: (r) => r.n },
     ]);
     scrapedGauges(registry, { name: "fine", logger, read: async () => [{ n: 1 }] }, [{ name: "t_fine", help: "x", labelNames: ["k"], labels: () => ({ k: "v" }), value: (r) => r.n }]);
@@ -58,6 +59,9 @@ describe("gauges read from shared state at scrape time", () => {
     const up = await registry.metrics();
     expect(sample(up, 't_flaky{k="v"}')).toBe(3);
     expect(sample(up, 'relay_scrape_source_up{source="flaky"}')).toBe(1);
+    // The silent source's first read never ended: no second read is started beside it.
+    expect(sample(up, 'relay_scrape_source_up{source="silent"}')).toBe(0);
+    expect(silentReads).toBe(1);
   });
 });
 

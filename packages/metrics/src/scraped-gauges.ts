@@ -36,10 +36,23 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
 export function scrapedGauges<Row>(registry: Registry, source: ScrapeSource<Row>, gauges: ScrapedGauge<Row>[]): void {
   const up = upGauge(registry);
   let inflight: Promise<Row[] | undefined> | undefined;
+  // A read that timed out may still be running (a slow query): the next scrape does not start
+  // another beside it, so slow scrapes cannot pile queries onto the pool the API uses.
+  let running: Promise<Row[]> | undefined;
+  const start = (): Promise<Row[]> => {
+    if (running) return Promise.reject(new Error("the previous read has not finished"));
+    const current = Promise.resolve().then(() => source.read());
+    running = current;
+    void current.then(
+      () => (running = undefined),
+      () => (running = undefined),
+    );
+    return current;
+  };
   // A scrape starts collecting every metric of the registry before any read can answer: the
   // first gauge to ask starts the read, the others share it, and the next scrape reads again.
   const read = (): Promise<Row[] | undefined> => {
-    inflight ??= withTimeout(source.read(), source.timeoutMs ?? 3000)
+    inflight ??= withTimeout(start(), source.timeoutMs ?? 3000)
       .then(
         (rows) => {
           up.set({ source: source.name }, 1);
