@@ -3,6 +3,7 @@ import { AppError, isAppError, type Logger } from "@relay/core";
 import type { SignatureRepository, WalletRepository } from "@relay/db";
 import { jobIdOf, type Job, type Producer, type ResultWaiter } from "@relay/queue";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
+import type { RequestContext } from "./request-context";
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
@@ -11,11 +12,6 @@ export interface PersonalSignDeps {
   results: Pick<ResultWaiter, "expect">;
   timeoutMs: number;
   logger: Logger;
-}
-
-/** Of the HTTP request being served: what its jobs carry so their log lines name it. */
-export interface RequestContext {
-  reqId?: string;
 }
 
 interface WalletRef {

@@ -4,7 +4,7 @@ import { AppError, type Logger } from "@relay/core";
 import type { ChainRepository, JsonValue, TransactionRepository, WalletRepository } from "@relay/db";
 import type { Producer } from "@relay/queue";
 import type { SendTransactionRequest } from "../routes/transactions.schema";
-import type { RequestContext } from "./personal-sign.service";
+import type { RequestContext } from "./request-context";
 
 export interface SendTransactionDeps {
   transactions: Pick<TransactionRepository, "create">;
