@@ -43,7 +43,12 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
         const finishedAt = Date.now();
         const durationMs = finishedAt - started;
         const latencyMs = outcome === "completed" || outcome === "failed" ? Math.max(0, finishedAt - firstDueAt(job)) : undefined;
-        settings.observer?.observe({ queue: def.queue, outcome, durationMs, latencyMs });
+        try {
+          settings.observer?.observe({ queue: def.queue, outcome, durationMs, latencyMs });
+        } catch (e) {
+          // Metrics must never change what happens to a job (a completed job counted as failed would run again).
+          logger.warn({ err: toError(e) }, "job observer failed");
+        }
         // One line per job: when it finished, failed, or will be retried; a run that only put the
         // job back to wait (RunAgain) is a debug line.
         const line = { outcome, durationMs, ...(latencyMs === undefined ? {} : { latencyMs }), ...fields };
