@@ -31,5 +31,11 @@ export function deliveryAttemptMetrics(registry: Registry): (result: DeliveryRes
       }),
   );
   for (const result of RESULTS) attempts.inc({ result }, 0);
-  return (result) => attempts.inc({ result });
+  return (result) => {
+    try {
+      attempts.inc({ result });
+    } catch {
+      // Counting must never change what happens to a delivery.
+    }
+  };
 }

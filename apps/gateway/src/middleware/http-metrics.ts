@@ -48,13 +48,18 @@ export function httpMetrics(registry: Registry): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once("close", () => {
-      const labels = {
-        method: METHODS.has(req.method) ? req.method : "other",
-        route: routeLabel(req, res),
-        status: res.writableFinished ? String(res.statusCode) : "aborted",
-      };
-      requests.inc(labels);
-      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      // An exception here would be thrown from an event handler, outside any request: never let it.
+      try {
+        const labels = {
+          method: METHODS.has(req.method) ? req.method : "other",
+          route: routeLabel(req, res),
+          status: res.writableFinished ? String(res.statusCode) : "aborted",
+        };
+        requests.inc(labels);
+        duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      } catch {
+        // a request not counted
+      }
     });
     next();
   };
