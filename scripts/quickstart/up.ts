@@ -107,6 +107,10 @@ async function main() {
       `  Wallet:         ${demo.walletAddress} (${demo.balanceEth} ETH on chain ${demo.chainId})`,
       `  API key:        ${demo.apiKey}`,
       "  Logs:           .dev/logs/",
+      `  Metrics:        ${baseUrl}/metrics`,
+      config.adminToken
+        ? `  Queues:         ${baseUrl}/admin/queues   (password: your ADMIN_TOKEN)`
+        : "  Queues:         start with ADMIN_TOKEN=<16+ characters> for the dashboard at /admin/queues",
       "",
       "Try:",
       `  curl -s -X POST ${baseUrl}/wallet/project/${demo.projectId}/personalSign \\`,

@@ -6,14 +6,21 @@ import {
   createApiKeyRepository,
   createChainRepository,
   createEventCallbackRepository,
+  createMetricsRepository,
   createSignatureRepository,
   createTransactionRepository,
   createWalletRepository,
   type Database,
   type Sql,
 } from "@relay/db";
-import type { Producer, Redis, ResultWaiter } from "@relay/queue";
+import { createMetricsRegistry, type Registry } from "@relay/metrics";
+import { REQUEST_ID_PATTERN, type Producer, type Redis, type ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
+import { httpMetrics, markArea } from "./middleware/http-metrics";
+import { requestLogProps } from "./middleware/request-log";
+import { registerSharedStateMetrics } from "./metrics/shared-state.metrics";
+import { adminQueuesRoutes } from "./routes/admin-queues.routes";
+import { metricsRoutes } from "./routes/metrics.routes";
 import { errorHandler, notFound } from "./middleware/errors";
 import { rateLimitPerKey } from "./middleware/rate-limit";
 import { docsRoutes } from "./routes/docs.routes";
@@ -36,6 +43,8 @@ export interface GatewayDeps {
   producer: Producer;
   signResults: ResultWaiter;
   logger: Logger;
+  /** The process's metrics registry (main adds Node's process metrics to it); a new one if absent. */
+  metrics?: Registry;
   settings: {
     bodyLimitBytes: number;
     signTimeoutMs: number;
@@ -46,10 +55,12 @@ export interface GatewayDeps {
     env: "development" | "production" | "test";
     /** Seals webhook secrets (never the wallet KEK). */
     webhookKeyring: Kek;
+    /** Required from scrapes of /metrics when set (docs/metrics.md). */
+    metricsToken?: string | undefined;
+    /** The queue dashboard at /admin/queues exists only when this is set. */
+    adminToken?: string | undefined;
   };
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** The HTTP gateway: authenticate, validate, record, enqueue, answer. No keys, no chains. */
 export function createApp(deps: GatewayDeps): Express {
@@ -57,16 +68,20 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", settings.trustProxy);
+  const registry = deps.metrics ?? createMetricsRegistry({ processMetrics: false });
 
+  app.use(httpMetrics(registry));
+  app.use(["/wallet", "/transact", "/webhook", "/admin"], markArea);
   app.use(
     pinoHttp({
       logger: deps.logger,
       genReqId: (req, res) => {
         const given = req.headers["x-request-id"];
-        const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+        const id = typeof given === "string" && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
         res.setHeader("x-request-id", id);
         return id;
       },
+      customProps: requestLogProps,
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
@@ -82,6 +97,10 @@ export function createApp(deps: GatewayDeps): Express {
     }),
   );
   app.use(docsRoutes(buildOpenApiDocument()));
+
+  registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
+  app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", logger: deps.logger }));
+  if (settings.adminToken) app.use(adminQueuesRoutes({ queue: deps.producer.queue, adminToken: settings.adminToken }));
 
   // Concurrent personal-sign requests share their INSERTs (docs/decisions.md).
   const signatures = createSignatureRepository(deps.signatureSql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });

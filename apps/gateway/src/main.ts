@@ -1,6 +1,7 @@
 import { loadGatewayConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool } from "@relay/db";
+import { createMetricsRegistry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
 
@@ -18,7 +19,8 @@ async function main() {
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
   await signResults.ready();
 
-  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, settings: config });
+  const metrics = createMetricsRegistry({ processMetrics: true });
+  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, metrics, settings: config });
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });

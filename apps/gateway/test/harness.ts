@@ -4,6 +4,7 @@ import { Writable } from "node:stream";
 import { createLogger, type Logger } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
 import { createLocalSigner, type Kek } from "@relay/custody";
+import type { Registry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
 import { createTxWorker } from "@relay/tx-worker";
@@ -41,21 +42,24 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** The gateway on a free port and the real signing worker in-process, on the run's database. */
 /**
+ * The gateway on a free port and the real signing worker in-process, on the run's database.
+ *
  * `databaseUrl`: a database of the test's own, for tests whose workers claim every project's rows
  * (the webhook dispatcher takes all undispatched events) and would disturb tests running beside them.
+ * `workerMetrics`: the registry the in-process workers record job latency and delivery attempts in.
  */
 export async function startHarness(
   label: string,
   settings: Partial<GatewayDeps["settings"]> = {},
-  options: { databaseUrl?: string } = {},
+  options: { databaseUrl?: string; workerMetrics?: Registry } = {},
 ): Promise<Harness> {
   const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
   const db = createDatabase({ pool });
   const kek = testKek();
   const webhookKeyring = testKek();
   const prefix = testQueuePrefix(label);
+  const workerMetrics = options.workerMetrics;
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
   const workerRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
   const { logger, lines } = captureLogs();
@@ -101,7 +105,7 @@ export async function startHarness(
     prefix,
     logs: lines,
     startWorker: async () => {
-      worker = createSigningWorker({ sql: pool, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16 });
+      worker = createSigningWorker({ sql: pool, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16, metricsRegistry: workerMetrics });
       await worker.ready();
     },
     stopWorker: async () => {
@@ -118,6 +122,7 @@ export async function startHarness(
         queuePrefix: prefix,
         concurrency: options.concurrency ?? 16,
         rpcTimeoutMs: 10_000,
+        metricsRegistry: workerMetrics,
       });
       await txWorker.ready();
     },
@@ -138,6 +143,7 @@ export async function startHarness(
         retrySchedule: options.retrySchedule ?? "200ms,400ms,800ms",
         connectTimeoutMs: 1000,
         totalTimeoutMs: 2000,
+        metricsRegistry: workerMetrics,
       });
       await webhookWorker.ready();
     },

@@ -148,10 +148,11 @@ describe("webhook delivery under faults", () => {
         if (/v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.test(value)) throw new Error(`Redis key ${key} holds a sealed key`);
       }
 
-      for (const data of personalSignJobs) expect(Object.keys(data).sort()).toEqual(["attempt", "signatureId", "v"]);
+      // reqId: the id of the HTTP request that enqueued the job, for linked log lines (docs/metrics.md).
+      for (const data of personalSignJobs) expect(Object.keys(data).sort()).toEqual(["attempt", "reqId", "signatureId", "v"]);
       const txJobs = jobsOf(everything, "transaction");
       expect(txJobs.length).toBeGreaterThan(0);
-      for (const data of txJobs) expect(Object.keys(data).sort()).toEqual(["projectId", "transactionId", "v"]);
+      for (const data of txJobs) expect(Object.keys(data).sort()).toEqual(["projectId", "reqId", "transactionId", "v"]);
       const deliveryJobs = jobsOf(everything, "webhook-delivery");
       expect(deliveryJobs.length).toBeGreaterThan(0);
       for (const data of deliveryJobs) expect(Object.keys(data).sort()).toEqual(["deliveryId", "v"]);

@@ -1,5 +1,6 @@
 import { loadSigningWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
+import { createMetricsRegistry, serveWorkerMetrics } from "@relay/metrics";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
 import { createProducer, createRedis } from "@relay/queue";
@@ -14,7 +15,9 @@ async function main() {
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+  const metricsRegistry = createMetricsRegistry({ processMetrics: true });
   const worker = createSigningWorker({
+    metricsRegistry,
     sql: pool,
     redis,
     signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
@@ -23,6 +26,7 @@ async function main() {
     concurrency: config.concurrency,
   });
   await worker.ready();
+  const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
   await scheduleSigningJobs(producer);
   await producer.close();
@@ -33,6 +37,7 @@ async function main() {
     // close() waits for active jobs; anything not started stays in Redis for another replica.
     stop: async () => {
       await worker.close();
+      await metricsServer.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },
   };

@@ -1,5 +1,6 @@
 import { createSignatureRepository, type Sql } from "@relay/db";
 import type { Signer } from "@relay/custody";
+import { jobMetrics, type Registry } from "@relay/metrics";
 import { createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import type { Logger } from "@relay/core";
 import { createPersonalSignProcessor } from "./processors/personal-sign.processor";
@@ -12,6 +13,8 @@ export interface SigningWorkerDeps {
   logger: Logger;
   queuePrefix: string;
   concurrency: number;
+  /** Job latency is recorded here when given (docs/metrics.md). */
+  metricsRegistry?: Registry;
 }
 
 /** Far beyond any gateway's SIGN_TIMEOUT_MS: only requests nobody waits for any more. */
@@ -21,7 +24,12 @@ const ABANDONED_AFTER_MS = 10 * 60_000;
 export function createSigningWorker(deps: SigningWorkerDeps): WorkerGroup {
   // Many jobs run at once: their reads and updates share statements (docs/decisions.md).
   const signatures = createSignatureRepository(deps.sql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
-  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const settings = {
+    connection: deps.redis,
+    prefix: deps.queuePrefix,
+    logger: deps.logger,
+    observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
+  };
   const workers = [
     createTypedWorker("personalSign", createPersonalSignProcessor({ signatures, signer: deps.signer }), {
       ...settings,

@@ -1,5 +1,6 @@
 import { loadTxWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
+import { createMetricsRegistry, serveWorkerMetrics } from "@relay/metrics";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
 import { createRedis } from "@relay/queue";
@@ -12,7 +13,9 @@ async function main() {
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
+  const metricsRegistry = createMetricsRegistry({ processMetrics: true });
   const worker = createTxWorker({
+    metricsRegistry,
     db,
     sql: pool,
     redis,
@@ -24,6 +27,7 @@ async function main() {
     jobLockMs: config.jobLockMs,
   });
   await worker.ready();
+  const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
   await worker.producer.schedule("reconcileTransactions");
   await worker.producer.schedule("checkBalances");
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "tx worker started");
@@ -33,6 +37,7 @@ async function main() {
     // close() waits for active jobs; anything not started stays in Redis for another replica.
     stop: async () => {
       await worker.close();
+      await metricsServer.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },
   };

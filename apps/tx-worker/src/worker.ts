@@ -10,6 +10,7 @@ import {
   type Sql,
 } from "@relay/db";
 import { createProviders } from "@relay/chain";
+import { jobMetrics, type Registry } from "@relay/metrics";
 import { createProducer, createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import { createChainDirectory } from "./chain-directory";
 import { createProcessTransactionProcessor } from "./processors/process-transaction.processor";
@@ -27,6 +28,8 @@ export interface TxWorkerDeps {
   rpcTimeoutMs: number;
   /** How long a job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
   jobLockMs?: number;
+  /** Job latency is recorded here when given (docs/metrics.md). */
+  metricsRegistry?: Registry;
   now?: () => number;
 }
 
@@ -45,7 +48,13 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     signer: deps.signer,
     now,
   };
-  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger, lockDurationMs: deps.jobLockMs };
+  const settings = {
+    connection: deps.redis,
+    prefix: deps.queuePrefix,
+    logger: deps.logger,
+    lockDurationMs: deps.jobLockMs,
+    observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
+  };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
     createTypedWorker(

@@ -205,7 +205,7 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
 export type ProcessGroup = ReturnType<typeof createProcessGroup>;
 
 /** A TCP port that was free a moment ago (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

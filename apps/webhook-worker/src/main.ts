@@ -1,5 +1,6 @@
 import { loadWebhookWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
+import { createMetricsRegistry, serveWorkerMetrics } from "@relay/metrics";
 import { createDatabase, createPool } from "@relay/db";
 import { createRedis } from "@relay/queue";
 import { createWebhookWorker } from "./worker";
@@ -11,14 +12,17 @@ async function main() {
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
-  const worker = createWebhookWorker({ ...config, db, sql: pool, redis, logger, keyring: config.webhookKeyring });
+  const metricsRegistry = createMetricsRegistry({ processMetrics: true });
+  const worker = createWebhookWorker({ ...config, db, sql: pool, redis, logger, keyring: config.webhookKeyring, metricsRegistry });
   await worker.ready();
+  const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
   await worker.schedule();
   logger.info({ concurrency: config.concurrency, allowPrivateNetworks: config.allowPrivateNetworks }, "webhook worker started");
   return {
     logger,
     stop: async () => {
       await worker.close();
+      await metricsServer.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },
   };

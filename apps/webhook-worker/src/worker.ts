@@ -1,8 +1,10 @@
 import type { Logger } from "@relay/core";
 import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository, type Database, type Sql } from "@relay/db";
+import { jobMetrics, type Registry } from "@relay/metrics";
 import { createProducer, createTypedWorker, workerGroup, type Redis, type WorkerGroup } from "@relay/queue";
 import type { Kek } from "@relay/secrets";
 import { createSafeHttpClient } from "@relay/webhooks";
+import { deliveryAttemptMetrics } from "./delivery-metrics";
 import { startDispatcher } from "./dispatcher";
 import { createDeliverWebhookProcessor } from "./processors/deliver-webhook.processor";
 import { createReconcileDeliveriesProcessor } from "./processors/reconcile-deliveries.processor";
@@ -20,6 +22,8 @@ export interface WebhookWorkerDeps {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** Job latency and delivery attempts are recorded here when given (docs/metrics.md). */
+  metricsRegistry?: Registry;
   now?: () => number;
 }
 
@@ -37,7 +41,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     connectTimeoutMs: deps.connectTimeoutMs,
     totalTimeoutMs: deps.totalTimeoutMs,
   });
-  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const settings = {
+    connection: deps.redis,
+    prefix: deps.queuePrefix,
+    logger: deps.logger,
+    observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
+  };
   const group = workerGroup([
     createTypedWorker(
       "deliverWebhook",
@@ -48,6 +57,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
         keyring: deps.keyring,
         retryScheduleMs: parseSchedule(deps.retrySchedule),
         now,
+        onAttempt: deps.metricsRegistry && deliveryAttemptMetrics(deps.metricsRegistry),
       }),
       { ...settings, concurrency: deps.concurrency },
     ),

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerConfig } from "./index";
+import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerConfig, loadWebhookWorkerConfig } from "./index";
 
 describe("configuration", () => {
   it("has defaults that make the quick start work", () => {
@@ -40,5 +40,21 @@ describe("configuration", () => {
     expect(config.kek.activeKeyId).toBe("k2");
     expect(config.kek.keys.get("k1")?.toString("base64")).toBe(old);
     expect(() => loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY: active, KEY_ENCRYPTION_KEYS_PREVIOUS: "k1" })).toThrow(/id:base64key/);
+  });
+
+  it("leaves metrics listeners and the admin dashboard off unless configured, and takes tokens only when long enough", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY })).toMatchObject({ metricsToken: undefined, adminToken: undefined });
+    // Compose passes `${ADMIN_TOKEN:-}`: empty means unset.
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, ADMIN_TOKEN: "", METRICS_TOKEN: "" })).toMatchObject({ metricsToken: undefined, adminToken: undefined });
+    const token = "0123456789abcdef0123";
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, ADMIN_TOKEN: token, METRICS_TOKEN: token })).toMatchObject({ metricsToken: token, adminToken: token });
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, ADMIN_TOKEN: "short" })).toThrow(/ADMIN_TOKEN \(set\): must be at least 16 characters/);
+
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).metrics).toEqual({ port: 0, host: "127.0.0.1", token: undefined });
+    expect(loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY, METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0" }).metrics).toEqual({ port: 9464, host: "0.0.0.0", token: undefined });
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, METRICS_PORT: "9465", METRICS_TOKEN: token }).metrics).toEqual({ port: 9465, host: "127.0.0.1", token });
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, METRICS_PORT: "70000" })).toThrow(/METRICS_PORT \("70000"\)/);
   });
 });

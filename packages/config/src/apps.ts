@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseEnv, type Env } from "./load";
 import {
+  adminTokenField,
   databaseUrl,
   kekFields,
   logLevel,
@@ -12,7 +13,11 @@ import {
   toKeyEncryptionConfig,
   toWebhookKeyring,
   webhookKeyFields,
+  metricsTokenField,
+  toWorkerMetrics,
+  workerMetricsFields,
   type KeyEncryptionConfig,
+  type WorkerMetricsConfig,
 } from "./fields";
 
 const common = {
@@ -50,6 +55,8 @@ const gatewaySchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   TRUST_PROXY: z.string().default("loopback"),
   ...webhookKeyFields,
+  ...metricsTokenField,
+  ...adminTokenField,
 });
 
 export interface GatewayConfig extends CommonConfig {
@@ -62,6 +69,10 @@ export interface GatewayConfig extends CommonConfig {
   trustProxy: string;
   /** Seals the webhook secrets the gateway creates (never the wallet KEK). */
   webhookKeyring: KeyEncryptionConfig;
+  /** Required from scrapes of /metrics when set; in production /metrics is off without it. */
+  metricsToken: string | undefined;
+  /** Guards the queue dashboard (/admin/queues); unset: no dashboard. */
+  adminToken: string | undefined;
 }
 
 export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfig> {
@@ -76,6 +87,8 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     trustProxy: v.TRUST_PROXY,
     webhookKeyring: toWebhookKeyring(v),
+    metricsToken: v.METRICS_TOKEN,
+    adminToken: v.ADMIN_TOKEN,
   });
 }
 
@@ -83,6 +96,7 @@ const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
 
 const webhookWorkerSchema = z.object({
   ...common,
+  ...workerMetricsFields,
   ...webhookKeyFields,
   WEBHOOK_CONCURRENCY: positiveInt(64),
   /** Loopback and private addresses as destinations: never in production, allowed in development. */
@@ -96,6 +110,7 @@ const webhookWorkerSchema = z.object({
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
+  metrics: WorkerMetricsConfig;
   webhookKeyring: KeyEncryptionConfig;
   concurrency: number;
   allowPrivateNetworks: boolean;
@@ -109,6 +124,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
   return Object.freeze({
     ...toCommon(v),
     webhookKeyring: toWebhookKeyring(v),
+    metrics: toWorkerMetrics(v),
     concurrency: v.WEBHOOK_CONCURRENCY,
     allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE === undefined ? v.NODE_ENV !== "production" : v.WEBHOOK_ALLOW_PRIVATE === "true",
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
@@ -119,22 +135,25 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
 
 const signingWorkerSchema = z.object({
   ...common,
+  ...workerMetricsFields,
   ...kekFields,
   SIGNING_CONCURRENCY: positiveInt(64),
 });
 
 export interface SigningWorkerConfig extends CommonConfig {
+  metrics: WorkerMetricsConfig;
   kek: KeyEncryptionConfig;
   concurrency: number;
 }
 
 export function loadSigningWorkerConfig(env: Env = process.env): Readonly<SigningWorkerConfig> {
   const v = parseEnv(signingWorkerSchema, env);
-  return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
+  return Object.freeze({ ...toCommon(v), metrics: toWorkerMetrics(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
 }
 
 const txWorkerSchema = z.object({
   ...common,
+  ...workerMetricsFields,
   ...kekFields,
   TX_CONCURRENCY: positiveInt(32),
   /** How long one JSON-RPC call may take before it counts as a transient failure. */
@@ -147,6 +166,7 @@ const txWorkerSchema = z.object({
 });
 
 export interface TxWorkerConfig extends CommonConfig {
+  metrics: WorkerMetricsConfig;
   kek: KeyEncryptionConfig;
   concurrency: number;
   rpcTimeoutMs: number;
@@ -157,6 +177,7 @@ export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerCon
   const v = parseEnv(txWorkerSchema, env);
   return Object.freeze({
     ...toCommon(v),
+    metrics: toWorkerMetrics(v),
     kek: toKeyEncryptionConfig(v),
     concurrency: v.TX_CONCURRENCY,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,

@@ -89,3 +89,36 @@ export const toKeyEncryptionConfig = (v: { KEY_ENCRYPTION_KEY: string; KEY_ENCRY
 
 export const toWebhookKeyring = (v: { WEBHOOK_SECRET_KEY: string; WEBHOOK_SECRET_KEY_ID: string; WEBHOOK_SECRET_KEYS_PREVIOUS: string }) =>
   toKeyring(v.WEBHOOK_SECRET_KEY, v.WEBHOOK_SECRET_KEY_ID, v.WEBHOOK_SECRET_KEYS_PREVIOUS);
+
+/** An optional secret: unset or empty means off (compose files pass `${VAR:-}`). */
+const optionalToken = z.preprocess(
+  (v) => (v === "" ? undefined : v),
+  z.string().min(16, "must be at least 16 characters (e.g. `openssl rand -hex 24`)").optional(),
+);
+
+/**
+ * Prometheus metrics. METRICS_TOKEN, when set, is required from every scrape (Bearer); the
+ * gateway serves /metrics on its own port, a worker on METRICS_HOST:METRICS_PORT (0: no listener).
+ */
+export const metricsTokenField = { METRICS_TOKEN: optionalToken };
+export const workerMetricsFields = {
+  ...metricsTokenField,
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535, "must be a TCP port (0-65535), 0 for no metrics listener").default(0),
+  METRICS_HOST: z.string().default("127.0.0.1"),
+};
+
+/** The admin dashboard (Bull Board at /admin/queues): mounted only when ADMIN_TOKEN is set. */
+export const adminTokenField = { ADMIN_TOKEN: optionalToken };
+
+export interface WorkerMetricsConfig {
+  /** 0: no metrics listener. */
+  port: number;
+  host: string;
+  token: string | undefined;
+}
+
+export const toWorkerMetrics = (v: { METRICS_PORT: number; METRICS_HOST: string; METRICS_TOKEN?: string | undefined }): WorkerMetricsConfig => ({
+  port: v.METRICS_PORT,
+  host: v.METRICS_HOST,
+  token: v.METRICS_TOKEN,
+});

@@ -5,3 +5,4 @@ export type { Logger, LoggerSettings } from "./logger";
 export { generateApiKey, hashSecret, parseApiKey, secretMatches } from "./api-key";
 export type { NewApiKey } from "./api-key";
 export { runProcess } from "./process";
+export { operatorTokenMatches, presentedToken } from "./operator-token";

@@ -31,3 +31,4 @@ export * from "./webhooks/webhook-delivery.repository";
 export * from "./webhooks/wallet-balance.repository";
 export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
 export { createBatcher, type BatcherOptions } from "./batch";
+export * from "./metrics/metrics.repository";

@@ -2,6 +2,15 @@ import { z } from "zod";
 import type { JobsOptions } from "bullmq";
 
 /**
+ * `reqId`: the id of the HTTP request that created a job (the gateway's `x-request-id`, not the
+ * sendTransaction body's `requestId`), carried so the job's log lines name the request
+ * (docs/metrics.md, "Logs"). An id, not a secret; optional, since scheduled and reconciled jobs
+ * have no request.
+ */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+const reqIdField = z.string().regex(REQUEST_ID_PATTERN).optional();
+
+/**
  * The one catalog of jobs: each entry names its queue, the zod schema of its payload (ids only,
  * versioned, never a secret), its retry policy and how its job id is built from domain ids so
  * that enqueueing the same work twice yields one job.
@@ -11,7 +20,7 @@ export const jobCatalog = {
     queue: "personal-sign",
     // `attempt` is new per gateway request: a retried request after a time-out must get a fresh
     // job, not the finished one of the attempt that was given up.
-    payload: z.object({ v: z.literal(1), signatureId: z.uuid(), attempt: z.string().regex(/^[0-9a-f]{8,32}$/) }),
+    payload: z.object({ v: z.literal(1), signatureId: z.uuid(), attempt: z.string().regex(/^[0-9a-f]{8,32}$/), reqId: reqIdField }),
     jobId: (p: { signatureId: string; attempt: string }) => `${p.signatureId}-${p.attempt}`,
     options: {
       // The gateway waits only a few seconds; quick retries fit inside that wait.
@@ -40,7 +49,7 @@ export const jobCatalog = {
    */
   processTransaction: {
     queue: "transaction",
-    payload: z.object({ v: z.literal(1), projectId: z.uuid(), transactionId: z.uuid() }),
+    payload: z.object({ v: z.literal(1), projectId: z.uuid(), transactionId: z.uuid(), reqId: reqIdField }),
     jobId: (p: { projectId: string; transactionId: string }) => `tx-${p.projectId}-${p.transactionId}`,
     options: {
       attempts: 12,

@@ -1,4 +1,4 @@
-export { jobCatalog, jobIdOf, jobSchedules } from "./catalog";
+export { jobCatalog, jobIdOf, jobSchedules, REQUEST_ID_PATTERN } from "./catalog";
 export type { JobName, JobPayload } from "./catalog";
 export { createRedis, redisReady } from "./connection";
 export type { Redis } from "./connection";
@@ -7,3 +7,4 @@ export type { Job } from "bullmq";
 export type { Producer, QueueSettings, ResultWaiter } from "./producer";
 export { createTypedWorker, RunAgain, runAgainIn, workerGroup } from "./worker";
 export type { Processor, WorkerGroup, WorkerSettings } from "./worker";
+export type { JobObservation, JobObserver, JobOutcome } from "./job-report";

@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { isAppError, toError, type Logger } from "@relay/core";
 import { jobCatalog, type JobName, type JobPayload } from "./catalog";
+import { firstDueAt, isLastAttempt, linkedIdsOf, type JobObserver, type JobOutcome } from "./job-report";
 
 export interface WorkerSettings {
   connection: Redis;
@@ -13,6 +14,8 @@ export interface WorkerSettings {
    * (its lock no longer renewed) goes back to the queue after one to three times this. Default 30 s.
    */
   lockDurationMs?: number;
+  /** Told about every run of every job (metrics). */
+  observer?: JobObserver;
 }
 
 export type Processor<N extends JobName> = (payload: JobPayload<N>, context: { job: Job; logger: Logger }) => Promise<unknown>;
@@ -33,27 +36,49 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
   return new Worker(
     def.queue,
     async (job: Job, token?: string) => {
-      const logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt: job.attemptsMade + 1 });
+      const attempt = job.attemptsMade + 1;
+      let logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt });
+      const started = Date.now();
+      const report = (outcome: JobOutcome, fields: Record<string, unknown> = {}) => {
+        const finishedAt = Date.now();
+        const durationMs = finishedAt - started;
+        const latencyMs = outcome === "completed" || outcome === "failed" ? Math.max(0, finishedAt - firstDueAt(job)) : undefined;
+        try {
+          settings.observer?.observe({ queue: def.queue, outcome, durationMs, latencyMs });
+        } catch (e) {
+          // Metrics must never change what happens to a job (a completed job counted as failed would run again).
+          logger.warn({ err: toError(e) }, "job observer failed");
+        }
+        // One line per job: when it finished, failed, or will be retried; a run that only put the
+        // job back to wait (RunAgain) is a debug line.
+        const line = { outcome, durationMs, ...(latencyMs === undefined ? {} : { latencyMs }), ...fields };
+        if (outcome === "completed") logger.info(line, "job completed");
+        else if (outcome === "run_again") logger.debug(line, "job runs again later");
+        else logger.warn(line, outcome === "failed" ? "job failed" : "job failed; will retry");
+      };
       const parsed = def.payload.safeParse(job.data);
       if (!parsed.success) {
-        logger.error({ issues: parsed.error.issues }, "job payload does not match the catalog schema");
+        report("failed", { issues: parsed.error.issues, reason: "job payload does not match the catalog schema" });
         throw new UnrecoverableError("Job payload does not match its schema");
       }
-      const started = Date.now();
+      // The payload's ids (the request that created the job, its records) go on every line of the
+      // job, so its log lines can be found from the request's line and the other way round.
+      logger = logger.child(linkedIdsOf(parsed.data));
       try {
         const result = await processor(parsed.data as JobPayload<N>, { job, logger });
         if (result instanceof RunAgain) {
           // Same job, same id, back in the delayed set; does not count as an attempt.
           await job.moveToDelayed(Date.now() + result.delayMs, token);
+          report("run_again", { runAgainInMs: result.delayMs });
           throw new DelayedError();
         }
-        logger.info({ ms: Date.now() - started }, "job completed");
+        report("completed");
         return result;
       } catch (e) {
         if (e instanceof DelayedError) throw e;
         const error = toError(e);
         const retryable = isAppError(error) ? error.retryable : true;
-        logger.warn({ err: error, retryable, ms: Date.now() - started }, "job failed");
+        report(isLastAttempt(job, retryable) ? "failed" : "retrying", { err: error, retryable });
         throw retryable ? error : new UnrecoverableError(error.message);
       }
     },

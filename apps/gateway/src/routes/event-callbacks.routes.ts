@@ -4,6 +4,7 @@ import { DELETED_REASON, type EventCallbackRecord, type EventCallbackRepository,
 import type { Kek } from "@relay/secrets";
 import { checkCallbackUrl, generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
+import { linkLogIds } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
 import { projectIdParam } from "../http-schemas";
 import { eventCallbackParams, eventCallbackRequest } from "./event-callbacks.schema";
@@ -54,6 +55,7 @@ export function eventCallbackRoutes(deps: EventCallbackRoutesDeps): Router {
       eventType: body.eventType,
       sealSecret: (id) => sealWebhookSecret(deps.keyring, id, secret),
     });
+    linkLogIds(res, { eventCallbackId: created.id });
     res.json({ callbackURL: created.callbackUrl, eventType: created.eventType, id: created.id, projectId, secret, stats: [] });
   });
 
@@ -72,6 +74,7 @@ export function eventCallbackRoutes(deps: EventCallbackRoutesDeps): Router {
 
   router.delete(`${base}/eventCallback/:eventCallbackId`, async (req, res) => {
     const { projectId, eventCallbackId } = parseOr(eventCallbackParams, req.params);
+    linkLogIds(res, { eventCallbackId });
     assertProjectAccess(principalOf(res.locals), projectId);
     await owned(projectId, eventCallbackId);
     await deps.callbacks.delete(eventCallbackId);
@@ -80,6 +83,7 @@ export function eventCallbackRoutes(deps: EventCallbackRoutesDeps): Router {
 
   router.post(`${base}/eventCallback/:eventCallbackId/rotateSecret`, async (req, res) => {
     const { projectId, eventCallbackId } = parseOr(eventCallbackParams, req.params);
+    linkLogIds(res, { eventCallbackId });
     assertProjectAccess(principalOf(res.locals), projectId);
     const found = await owned(projectId, eventCallbackId);
     const secret = generateWebhookSecret();

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { Router } from "express";
 import { AppError } from "@relay/core";
 import type { SignatureRepository } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
+import { linkLogIds, requestIdOf } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
 import { projectIdParam } from "../http-schemas";
 import { decodeMessage, type PersonalSignService } from "../services/personal-sign.service";
@@ -20,11 +22,14 @@ export function personalSignRoutes(deps: PersonalSignRoutesDeps): Router {
     const { projectId } = parseOr(projectIdParam, req.params, "SIGNATURE_ERROR");
     assertProjectAccess(principalOf(res.locals), projectId);
     const body = parseOr(personalSignRequest, requireJsonObject(req.body, "SIGNATURE_ERROR"), "SIGNATURE_ERROR");
-    res.json(await deps.personalSign.sign(projectId, body));
+    const signatureId = body.signatureId ?? randomUUID();
+    linkLogIds(res, { signatureId });
+    res.json(await deps.personalSign.sign(projectId, { ...body, signatureId }, { reqId: requestIdOf(req) }));
   });
 
   router.get("/wallet/project/:projectId/signatures/:signatureId", async (req, res) => {
     const { projectId, signatureId } = parseOr(signatureIdParams, req.params);
+    linkLogIds(res, { signatureId });
     assertProjectAccess(principalOf(res.locals), projectId);
     const record = await deps.signatures.findById(signatureId);
     if (!record || record.projectId !== projectId) {

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { Router, type ErrorRequestHandler } from "express";
 import { AppError, isAppError } from "@relay/core";
 import type { TransactionRepository } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
+import { linkLogIds, requestIdOf } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
 import type { SendTransactionService } from "../services/send-transaction.service";
 import { sendTransactionRequest, transactionParams } from "./transactions.schema";
@@ -26,7 +28,10 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
     }
     const request = parseOr(sendTransactionRequest, body);
     assertProjectAccess(principalOf(res.locals), request.projectId);
-    res.json(await deps.sendTransaction.send(request));
+    // The transaction's id is its requestId, or a new one: known now, so the log line names it.
+    const transactionId = request.requestId ?? randomUUID();
+    linkLogIds(res, { transactionId });
+    res.json(await deps.sendTransaction.send({ ...request, requestId: transactionId }, { reqId: requestIdOf(req) }));
   });
 
   // The contract's 500 for sendTransaction has no fields.
@@ -43,6 +48,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
 
   router.get("/transact/project/:projectId/transactions/:transactionId", async (req, res) => {
     const { projectId, transactionId } = parseOr(transactionParams, req.params);
+    linkLogIds(res, { transactionId });
     assertProjectAccess(principalOf(res.locals), projectId);
     const tx = await deps.transactions.findById(projectId, transactionId);
     if (!tx) throw new AppError("NOT_FOUND", `No transaction ${transactionId} in project ${projectId}`);

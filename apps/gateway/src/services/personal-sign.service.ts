@@ -3,6 +3,7 @@ import { AppError, isAppError, type Logger } from "@relay/core";
 import type { SignatureRepository, WalletRepository } from "@relay/db";
 import { jobIdOf, type Job, type Producer, type ResultWaiter } from "@relay/queue";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
+import type { RequestContext } from "./request-context";
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
@@ -55,11 +56,11 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     signatureId,
   });
 
-  const waitForSignature = async (signatureId: string, request: PersonalSignRequest): Promise<PersonalSignResponse> => {
+  const waitForSignature = async (signatureId: string, request: PersonalSignRequest, context: RequestContext): Promise<PersonalSignResponse> => {
     let failure: unknown;
     let job: Job | undefined;
     try {
-      const payload = { v: 1 as const, signatureId, attempt: randomBytes(6).toString("hex") };
+      const payload = { v: 1 as const, signatureId, attempt: randomBytes(6).toString("hex"), reqId: context.reqId };
       const finished = deps.results.expect(jobIdOf("personalSign", payload), deps.timeoutMs);
       finished.catch(() => undefined); // observed below; a rejection before that is not unhandled
       job = await deps.producer.enqueue("personalSign", payload);
@@ -89,7 +90,8 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
   };
 
   return {
-    sign: async (projectId: string, request: PersonalSignRequest): Promise<PersonalSignResponse> => {
+    /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
+    sign: async (projectId: string, request: PersonalSignRequest, context: RequestContext = {}): Promise<PersonalSignResponse> => {
       const wallet = await walletOf(projectId, request.signerAddress);
       const signatureId = request.signatureId ?? randomUUID();
       const message = encoder.encode(request.message);
@@ -105,7 +107,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
         }
         if (existing.status === "SIGNED" && existing.signature) return respond(signatureId, request, existing.signature);
       }
-      return waitForSignature(signatureId, request);
+      return waitForSignature(signatureId, request, context);
     },
   };
 }

@@ -4,6 +4,7 @@ import { AppError, type Logger } from "@relay/core";
 import type { ChainRepository, JsonValue, TransactionRepository, WalletRepository } from "@relay/db";
 import type { Producer } from "@relay/queue";
 import type { SendTransactionRequest } from "../routes/transactions.schema";
+import type { RequestContext } from "./request-context";
 
 export interface SendTransactionDeps {
   transactions: Pick<TransactionRepository, "create">;
@@ -42,7 +43,8 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
   const hasWallet = cached(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).length > 0);
 
   return {
-    send: async (request: SendTransactionRequest): Promise<{ transactionId: string }> => {
+    /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
+    send: async (request: SendTransactionRequest, context: RequestContext = {}): Promise<{ transactionId: string }> => {
       const chainId = BigInt(request.chainId);
       if (!(await chainExists(chainId))) {
         throw new AppError("BAD_REQUEST", `chainId ${chainId} is not configured on this relay; an operator adds it with \`relay chains add\``);
@@ -69,7 +71,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
         });
       }
       try {
-        await deps.producer.enqueue("processTransaction", { v: 1, projectId: request.projectId, transactionId: id });
+        await deps.producer.enqueue("processTransaction", { v: 1, projectId: request.projectId, transactionId: id, reqId: context.reqId });
       } catch (e) {
         deps.logger.warn({ err: e, transactionId: id }, "enqueue failed; the reconciler will pick the transaction up");
       }

@@ -2,6 +2,7 @@ import type { Kek } from "@relay/secrets";
 import type { EventCallbackRepository, WebhookDeliveryRepository } from "@relay/db";
 import { runAgainIn, type Processor, type RunAgain } from "@relay/queue";
 import { openWebhookSecret, signDelivery, type SafeHttpClient } from "@relay/webhooks";
+import { deliveryResultOf, type DeliveryResult } from "../delivery-metrics";
 import { nextDelayMs } from "../retry-schedule";
 
 export interface DeliverWebhookDeps {
@@ -11,6 +12,8 @@ export interface DeliverWebhookDeps {
   keyring: Kek;
   retryScheduleMs: readonly number[];
   now: () => number;
+  /** Told the result of every attempt (metrics). */
+  onAttempt?: (result: DeliveryResult) => void;
 }
 
 /** How soon to look again when an older delivery of the same subject holds this one back. */
@@ -40,9 +43,11 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
     const body = JSON.stringify(event.payload);
     const headers = signDelivery({ secret: openWebhookSecret(deps.keyring, registration), msgId: event.id, timestamp: new Date(deps.now()), body });
     const result = await deps.http.post(registration.callbackUrl, body, { ...headers });
+    deps.onAttempt?.(deliveryResultOf(result));
     const data = { durationMs: result.durationMs, ...("error" in result ? { error: `${result.error}: ${(result as { message: string }).message}` } : {}) };
-    // Fields for this attempt's log line (not a child logger: one per attempt costs more than the line).
-    const fields = { deliveryId, eventId: event.id, eventCallbackId: registration.id, responseStatus: result.status };
+    // Fields for this attempt's log line (not a child logger: one per attempt costs more than the line;
+    // the job's logger already names the delivery).
+    const fields = { eventId: event.id, eventCallbackId: registration.id, responseStatus: result.status };
 
     if (result.status >= 200 && result.status < 300) {
       await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data, next: { status: "DELIVERED" } });

@@ -1,0 +1,66 @@
+import type { Request, RequestHandler, Response } from "express";
+import { Counter, Histogram } from "prom-client";
+import { metricOnce, type Registry } from "@relay/metrics";
+
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * The route a request is counted under: the Express route pattern it reached
+ * (`/wallet/project/:projectId/personalSign`), never the raw URL with its ids. A request stopped
+ * before a route (401, 403, 429, 413 …) counts under the area it was sent to (`/wallet/*`, marked
+ * by `markArea`), anything else under `unmatched`: the label has a fixed, small set of values.
+ */
+export function routeLabel(req: Request, res: Response): string {
+  if (req.route && typeof req.route.path === "string") return `${req.baseUrl}${req.route.path}`;
+  const area = res.locals.routeArea;
+  return typeof area === "string" ? `${area}/*` : "unmatched";
+}
+
+/** Mounted on an area's path prefix(es): remembers the area for requests that reach no route. */
+export const markArea: RequestHandler = (req, res, next) => {
+  res.locals.routeArea ??= req.baseUrl;
+  next();
+};
+
+/**
+ * relay_http_requests_total and relay_http_request_duration_seconds by method, route and status.
+ * A response the client abandoned before it was sent counts with status `aborted`.
+ */
+export function httpMetrics(registry: Registry): RequestHandler {
+  const labelNames = ["method", "route", "status"] as const;
+  const requests = metricOnce(
+    registry,
+    "relay_http_requests_total",
+    () => new Counter({ name: "relay_http_requests_total", help: "HTTP requests answered by the gateway, by method, route pattern and status", labelNames, registers: [registry] }),
+  );
+  const duration = metricOnce(
+    registry,
+    "relay_http_request_duration_seconds",
+    () =>
+      new Histogram({
+        name: "relay_http_request_duration_seconds",
+        help: "Time from receiving a request to the end of its response, by method, route pattern and status",
+        labelNames,
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+  );
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once("close", () => {
+      // An exception here would be thrown from an event handler, outside any request: never let it.
+      try {
+        const labels = {
+          method: METHODS.has(req.method) ? req.method : "other",
+          route: routeLabel(req, res),
+          status: res.writableFinished ? String(res.statusCode) : "aborted",
+        };
+        requests.inc(labels);
+        duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      } catch {
+        // a request not counted
+      }
+    });
+    next();
+  };
+}

@@ -1,0 +1,27 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Request, Response } from "express";
+import { routeLabel } from "./http-metrics";
+
+/**
+ * Names the records a request created or acted on (signatureId, transactionId, eventCallbackId)
+ * on its log line, so the line of the job that record's work ran in can be found from it and the
+ * other way round (docs/metrics.md, "Logs").
+ */
+export function linkLogIds(res: Response, ids: Record<string, string>): void {
+  res.locals.logIds = { ...(res.locals.logIds as Record<string, string> | undefined), ...ids };
+}
+
+/** The id of the request (x-request-id, given or generated), which jobs carry as `reqId`. */
+export const requestIdOf = (req: Request): string => String(req.id);
+
+/**
+ * pino-http's `customProps`, called when a request starts and when its response is done: the
+ * request's one log line gets `reqId`, the route pattern and the linked ids. Nothing at the start,
+ * so the lines logged while the request runs do not carry a half-known route.
+ */
+export function requestLogProps(req: IncomingMessage, res: ServerResponse): Record<string, unknown> {
+  if (!res.headersSent) return {};
+  const request = req as Request;
+  const response = res as Response;
+  return { reqId: String(request.id), route: routeLabel(request, response), ...(response.locals?.logIds as Record<string, string> | undefined) };
+}
