@@ -20,6 +20,8 @@ export interface WebhookWorkerDeps {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** How long a delivery job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
+  jobLockMs?: number;
   now?: () => number;
 }
 
@@ -33,7 +35,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     connectTimeoutMs: deps.connectTimeoutMs,
     totalTimeoutMs: deps.totalTimeoutMs,
   });
-  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger, lockDurationMs: deps.jobLockMs };
   const group = workerGroup([
     createTypedWorker(
       "deliverWebhook",
@@ -57,10 +59,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
   return {
     ...group,
     schedule: () => producer.schedule("reconcileDeliveries"),
-    close: async () => {
+    // The dispatcher first: its claim-and-enqueue in progress finishes, then no new deliveries.
+    close: async (options) => {
       await dispatcher.stop();
-      await group.close();
+      const closed = await group.close(options);
       await producer.close();
+      return closed;
     },
   };
 }

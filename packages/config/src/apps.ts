@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseEnv, type Env } from "./load";
 import {
   databaseUrl,
+  jobLockMs,
   kekFields,
   logLevel,
   nodeEnv,
@@ -9,6 +10,7 @@ import {
   positiveInt,
   queuePrefix,
   redisUrl,
+  shutdownGraceMs,
   toKeyEncryptionConfig,
   toWebhookKeyring,
   webhookKeyFields,
@@ -21,6 +23,7 @@ const common = {
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
   QUEUE_PREFIX: queuePrefix,
+  SHUTDOWN_GRACE_MS: shutdownGraceMs,
 };
 
 interface CommonConfig {
@@ -29,6 +32,8 @@ interface CommonConfig {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
+  /** How long SIGTERM waits for work in flight before handing it back (docs/operations.md). */
+  shutdownGraceMs: number;
 }
 
 const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
@@ -37,6 +42,7 @@ const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
   databaseUrl: v.DATABASE_URL,
   redisUrl: v.REDIS_URL,
   queuePrefix: v.QUEUE_PREFIX,
+  shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
 });
 
 const gatewaySchema = z.object({
@@ -93,6 +99,8 @@ const webhookWorkerSchema = z.object({
     .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
   WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
+  /** As TX_JOB_LOCK_MS, for delivery jobs: how soon a dead worker's deliveries resume elsewhere. */
+  WEBHOOK_JOB_LOCK_MS: jobLockMs,
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
@@ -102,6 +110,7 @@ export interface WebhookWorkerConfig extends CommonConfig {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  jobLockMs: number;
 }
 
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
@@ -114,6 +123,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
+    jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
   });
 }
 
@@ -143,7 +153,7 @@ const txWorkerSchema = z.object({
    * How long a transaction job stays locked to a replica that stops renewing the lock (it died):
    * another replica takes the job over after one to three times this. Default: BullMQ's own.
    */
-  TX_JOB_LOCK_MS: z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000),
+  TX_JOB_LOCK_MS: jobLockMs,
 });
 
 export interface TxWorkerConfig extends CommonConfig {
