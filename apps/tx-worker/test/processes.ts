@@ -25,7 +25,8 @@ const STARTED: Record<WorkerKind, string> = {
   "tx-worker": "tx worker started",
   "webhook-worker": "webhook worker started",
 };
-const START_TIMEOUT_MS = 30_000;
+// Generous: tsx compiles each app at start, and test machines are often busy.
+const START_TIMEOUT_MS = 60_000;
 /** Beyond the SHUTDOWN_GRACE_MS given below plus the apps' 10 s for closing connections. */
 const STOP_GRACE_MS = 20_000;
 const TAIL_LINES = 40;

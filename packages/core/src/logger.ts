@@ -50,5 +50,7 @@ export function createLogger(settings: LoggerSettings): Logger {
     base: { app: settings.name, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return settings.destination ? pino(options, settings.destination) : pino(options);
+  // Synchronous stdout: pino's default asynchronous stream flushes what is buffered at exit while
+  // an earlier write may still be in flight, so a stopping process's last lines came out of order.
+  return pino(options, settings.destination ?? pino.destination({ dest: 1, sync: true }));
 }

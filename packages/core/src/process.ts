@@ -35,14 +35,18 @@ export function runProcess(name: string, start: () => Promise<RunningApp>): void
           logger.error({ graceMs, closeMarginMs: CLOSE_MARGIN_MS }, "did not stop in time; exiting");
           process.exit(1);
         }, graceMs + CLOSE_MARGIN_MS).unref();
+        const exit = (code: number) => {
+          logger.flush();
+          process.exit(code);
+        };
         stop().then(
           () => {
             logger.info("stopped");
-            process.exit(0);
+            exit(0);
           },
           (e: unknown) => {
             logger.error({ err: toError(e) }, "stop failed");
-            process.exit(1);
+            exit(1);
           },
         );
       };
