@@ -92,7 +92,8 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
       JSON.stringify(payload),
     ]);
 
-    const env = { SHUTDOWN_GRACE_MS: "1000", WEBHOOK_JOB_LOCK_MS: JOB_LOCK_MS };
+    // The held request must outlive everything here (its own time-out would end the attempt).
+    const env = { SHUTDOWN_GRACE_MS: "1000", WEBHOOK_JOB_LOCK_MS: JOB_LOCK_MS, WEBHOOK_TOTAL_TIMEOUT_MS: "300000" };
     const first = await group.startWorker("webhook-worker", "webhook-worker-a", { env });
     await until(() => received.length === 1, 30_000, "the first delivery attempt");
     const second = await group.startWorker("webhook-worker", "webhook-worker-b", { env });

@@ -1,6 +1,6 @@
 export { AppError, isAppError, toError } from "./errors";
 export type { AppErrorOptions, ErrorCode } from "./errors";
-export { createLogger, REDACT_PATHS } from "./logger";
+export { createLogger, endLogger, REDACT_PATHS } from "./logger";
 export type { Logger, LoggerSettings } from "./logger";
 export { generateApiKey, hashSecret, parseApiKey, secretMatches } from "./api-key";
 export type { NewApiKey } from "./api-key";

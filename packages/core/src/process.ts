@@ -1,5 +1,5 @@
 import { toError } from "./errors";
-import type { Logger } from "./logger";
+import { endLogger, type Logger } from "./logger";
 
 /** What an app's start-up hands to runProcess. */
 export interface RunningApp {
@@ -35,10 +35,7 @@ export function runProcess(name: string, start: () => Promise<RunningApp>): void
           logger.error({ graceMs, closeMarginMs: CLOSE_MARGIN_MS }, "did not stop in time; exiting");
           process.exit(1);
         }, graceMs + CLOSE_MARGIN_MS).unref();
-        const exit = (code: number) => {
-          logger.flush();
-          process.exit(code);
-        };
+        const exit = (code: number) => void endLogger(logger).then(() => process.exit(code));
         stop().then(
           () => {
             logger.info("stopped");
