@@ -4,6 +4,7 @@ import { createDatabase, createPool } from "@relay/db";
 import { createMetricsRegistry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
+import { drainableServer } from "./http-drain";
 
 async function main() {
   const config = loadGatewayConfig();
@@ -31,18 +32,21 @@ async function main() {
   // Slow or idle clients must not hold sockets forever.
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
+  const http = drainableServer(server);
 
   return {
     logger,
-    // No new connections; requests in flight finish; then the connections close.
+    graceMs: config.shutdownGraceMs,
+    // New connections refused at once; requests in flight finish (their sign results still
+    // arrive), at most SHUTDOWN_GRACE_MS; then Redis and Postgres close.
     stop: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
+      const { cut } = await http.drain(config.shutdownGraceMs);
+      if (cut > 0) logger.warn({ cut }, "requests still unanswered at the end of the grace period were cut");
+      else logger.info("requests in flight answered; closing connections");
       await Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), pool.end(), signaturePool.end()]);
       await redis.quit().catch(() => undefined);
     },
   };
 }
 
-runProcess("gateway", main, 15_000);
+runProcess("gateway", main);

@@ -8,9 +8,10 @@ export interface Received {
 
 /**
  * A webhook receiver on loopback (`port` 0: any free one). It answers with the statuses in
- * `answers`, in order, then 200, and keeps every request it got.
+ * `answers`, in order, then 200, and keeps every request it got; `delayMs` holds each answer
+ * that long (a receiver that takes its time keeps deliveries in flight).
  */
-export async function receiver(options: { answers?: number[]; port?: number } = {}) {
+export async function receiver(options: { answers?: number[]; port?: number; delayMs?: number } = {}) {
   const answers = [...(options.answers ?? [])];
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
@@ -19,7 +20,8 @@ export async function receiver(options: { answers?: number[]; port?: number } = 
     req.on("end", () => {
       received.push({ headers: req.headers, body });
       res.statusCode = answers.shift() ?? 200;
-      res.end("ok");
+      if (options.delayMs) setTimeout(() => res.end("ok"), options.delayMs);
+      else res.end("ok");
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -34,9 +34,12 @@ async function main() {
 
   return {
     logger,
-    // close() waits for active jobs; anything not started stays in Redis for another replica.
+    graceMs: config.shutdownGraceMs,
+    // No new jobs; active ones finish within SHUTDOWN_GRACE_MS or go back to the queue for another
+    // replica; jobs not started stay in Redis.
     stop: async () => {
-      await worker.close();
+      const { handedBack } = await worker.close({ graceMs: config.shutdownGraceMs });
+      logger.info({ handedBack }, "jobs in flight finished or handed back; closing connections");
       await metricsServer.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },

@@ -72,10 +72,11 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   return {
     ...group,
     producer,
-    close: async () => {
-      await group.close();
+    close: async (options) => {
+      const closed = await group.close(options);
       await producer.close();
       providers.destroy();
+      return closed;
     },
   };
 }

@@ -12,9 +12,23 @@ import type { Kek } from "@relay/custody";
  */
 
 const ROOT = resolve(__dirname, "../../..");
-const ENTRIES = { gateway: "apps/gateway/src/main.ts", "tx-worker": "apps/tx-worker/src/main.ts" } as const;
-const START_TIMEOUT_MS = 30_000;
-const STOP_GRACE_MS = 10_000;
+const ENTRIES = {
+  gateway: "apps/gateway/src/main.ts",
+  "signing-worker": "apps/signing-worker/src/main.ts",
+  "tx-worker": "apps/tx-worker/src/main.ts",
+  "webhook-worker": "apps/webhook-worker/src/main.ts",
+} as const;
+type WorkerKind = Exclude<keyof typeof ENTRIES, "gateway">;
+/** The line each worker logs once its queues are connected. */
+const STARTED: Record<WorkerKind, string> = {
+  "signing-worker": "signing worker started",
+  "tx-worker": "tx worker started",
+  "webhook-worker": "webhook worker started",
+};
+// Generous: tsx compiles each app at start, and test machines are often busy.
+const START_TIMEOUT_MS = 60_000;
+/** Beyond the SHUTDOWN_GRACE_MS given below plus the apps' 10 s for closing connections. */
+const STOP_GRACE_MS = 20_000;
 const TAIL_LINES = 40;
 
 /** One pino line as the app wrote it (level 30 = info, 40 = warn, 50 = error). */
@@ -45,9 +59,17 @@ export interface AppProcess {
 export interface ProcessGroupSettings {
   databaseUrl: string;
   queuePrefix: string;
-  /** The KEK the test sealed its wallets with; given to tx-workers only. */
+  /** The KEK the test sealed its wallets with; given to signing and tx workers only. */
   kek: Kek;
+  /** WEBHOOK_SECRET_KEY of every gateway and webhook-worker of the group (one random key if not given). */
+  webhookKey?: Buffer;
   redisUrl?: string;
+}
+
+export interface StartOptions {
+  logLevel?: string;
+  /** Variables added or overridden (TX_CONCURRENCY, SHUTDOWN_GRACE_MS, …). */
+  env?: Record<string, string>;
 }
 
 // Children must not outlive the test process, even when afterAll never runs (interrupted run).
@@ -58,6 +80,7 @@ const killLive = () => {
 
 export function createProcessGroup(settings: ProcessGroupSettings) {
   const started: AppProcess[] = [];
+  const webhookKey = (settings.webhookKey ?? randomBytes(32)).toString("base64");
 
   const commonEnv = (logLevel: string): Record<string, string> => {
     const env: Record<string, string> = {
@@ -66,6 +89,8 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
       REDIS_URL: settings.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       QUEUE_PREFIX: settings.queuePrefix,
       LOG_LEVEL: logLevel,
+      // Short, so that stopping a test's processes never waits long; tests of shutdown set their own.
+      SHUTDOWN_GRACE_MS: "5000",
     };
     // Only what node and tsx need from the test's own environment, not the test's variables.
     for (const name of ["PATH", "HOME", "TMPDIR"]) {
@@ -73,6 +98,13 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
       if (value !== undefined) env[name] = value;
     }
     return env;
+  };
+
+  const secretsOf = (kind: WorkerKind): Record<string, string> => {
+    if (kind === "webhook-worker") return { WEBHOOK_SECRET_KEY: webhookKey, WEBHOOK_ALLOW_PRIVATE: "true" };
+    const key = settings.kek.keys.get(settings.kek.activeKeyId);
+    if (!key) throw new Error(`the KEK has no key ${settings.kek.activeKeyId}`);
+    return { KEY_ENCRYPTION_KEY: key.toString("base64"), KEY_ENCRYPTION_KEY_ID: settings.kek.activeKeyId };
   };
 
   const launch = (name: string, app: keyof typeof ENTRIES, env: Record<string, string>): AppProcess => {
@@ -156,15 +188,27 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
     return proc;
   };
 
+  /**
+   * A worker of `kind`, once it has logged that it started (its queues are connected). That line
+   * is at info level, so the default level here is info. Signing and tx workers get the KEK,
+   * webhook workers the group's webhook key and leave to deliver to loopback.
+   */
+  const startWorker = async (kind: WorkerKind, name: string, options: StartOptions = {}): Promise<AppProcess> => {
+    const proc = launch(name, kind, { ...commonEnv(options.logLevel ?? "info"), ...secretsOf(kind), ...options.env });
+    await proc.waitForLog((line) => line.msg === STARTED[kind]);
+    return proc;
+  };
+
   return {
     /** The gateway on a free port, once GET /ready answers 200 (Postgres and Redis reachable). */
-    startGateway: async (options: { logLevel?: string } = {}): Promise<{ url: string; process: AppProcess }> => {
+    startGateway: async (options: StartOptions & { name?: string } = {}): Promise<{ url: string; process: AppProcess }> => {
       const port = await freePort();
-      const proc = launch("gateway", "gateway", {
+      const proc = launch(options.name ?? "gateway", "gateway", {
         ...commonEnv(options.logLevel ?? "warn"),
         HOST: "127.0.0.1",
         PORT: String(port),
-        WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+        WEBHOOK_SECRET_KEY: webhookKey,
+        ...options.env,
       });
       const url = `http://127.0.0.1:${port}`;
       const deadline = Date.now() + START_TIMEOUT_MS;
@@ -177,23 +221,11 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
       }
     },
 
-    /**
-     * A tx-worker, once it has logged "tx worker started" (its queues are connected). That line is
-     * at info level, so the default level here is info; `env` adds or overrides variables
-     * (TX_CONCURRENCY, TX_JOB_LOCK_MS, …).
-     */
-    startTxWorker: async (name: string, options: { logLevel?: string; env?: Record<string, string> } = {}): Promise<AppProcess> => {
-      const key = settings.kek.keys.get(settings.kek.activeKeyId);
-      if (!key) throw new Error(`the KEK has no key ${settings.kek.activeKeyId}`);
-      const proc = launch(name, "tx-worker", {
-        ...commonEnv(options.logLevel ?? "info"),
-        KEY_ENCRYPTION_KEY: key.toString("base64"),
-        KEY_ENCRYPTION_KEY_ID: settings.kek.activeKeyId,
-        ...options.env,
-      });
-      await proc.waitForLog((line) => line.msg === "tx worker started");
-      return proc;
-    },
+    /** A worker of `kind` (see above). */
+    startWorker,
+
+    /** A tx-worker: startWorker("tx-worker", …). */
+    startTxWorker: (name: string, options: StartOptions = {}) => startWorker("tx-worker", name, options),
 
     /** SIGTERM to every process still running (SIGKILL after a grace period); for afterAll. */
     stopAll: async (): Promise<void> => {

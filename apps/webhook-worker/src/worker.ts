@@ -24,6 +24,8 @@ export interface WebhookWorkerDeps {
   totalTimeoutMs: number;
   /** Job latency and delivery attempts are recorded here when given (docs/metrics.md). */
   metricsRegistry?: Registry;
+  /** How long a delivery job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
+  jobLockMs?: number;
   now?: () => number;
 }
 
@@ -45,6 +47,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     connection: deps.redis,
     prefix: deps.queuePrefix,
     logger: deps.logger,
+    lockDurationMs: deps.jobLockMs,
     observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
   };
   const group = workerGroup([
@@ -71,10 +74,12 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
   return {
     ...group,
     schedule: () => producer.schedule("reconcileDeliveries"),
-    close: async () => {
+    // The dispatcher first: its claim-and-enqueue in progress finishes, then no new deliveries.
+    close: async (options) => {
       await dispatcher.stop();
-      await group.close();
+      const closed = await group.close(options);
       await producer.close();
+      return closed;
     },
   };
 }

@@ -14,11 +14,11 @@ type Pool = ReturnType<typeof createPool>;
 /**
  * At-least-once across a crash: a webhook-worker process is killed (SIGKILL) while the receiver
  * holds its delivery open; a new process delivers the event anyway (BullMQ gives the dead
- * worker's job to the new one once its lock has expired). The receiver may see the event twice,
- * with the same webhook-id.
+ * worker's job to the new one once its lock has expired: WEBHOOK_JOB_LOCK_MS, short here). The
+ * receiver may see the event twice, with the same webhook-id.
  */
 
-jest.setTimeout(150_000);
+jest.setTimeout(60_000);
 
 const ROOT = resolve(__dirname, "../../..");
 const live = new Set<ChildProcess>();
@@ -129,6 +129,8 @@ describe("webhook-worker killed mid-delivery", () => {
       WEBHOOK_SECRET_KEY_ID: "k1",
       WEBHOOK_ALLOW_PRIVATE: "true",
       WEBHOOK_RETRY_SCHEDULE: "200ms,200ms,200ms,200ms,200ms",
+      // The dead worker's lock expires after this and the next stalled check (one to three times it).
+      WEBHOOK_JOB_LOCK_MS: "2000",
     };
     for (const name of ["PATH", "HOME", "TMPDIR"]) if (process.env[name] !== undefined) env[name] = process.env[name]!;
 
@@ -142,8 +144,8 @@ describe("webhook-worker killed mid-delivery", () => {
 
     const second = startWorker(env);
     await second.started;
-    // The dead worker's job comes back once its lock expires (BullMQ's default 30 s, then the stalled check).
-    await until(() => received.length >= 2, 120_000, "the delivery after the restart");
+    // The dead worker's job comes back once its lock expires and a stalled check sees it.
+    await until(() => received.length >= 2, 30_000, "the delivery after the restart");
     await until(
       async () => (await pool.query(`SELECT status FROM webhook_delivery WHERE event_id = $1`, [eventId])).rows[0]?.status === "DELIVERED",
       10_000,

@@ -33,6 +33,27 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "500" })).toThrow(/TX_JOB_LOCK_MS \("500"\): must be at least 1000 ms/);
   });
 
+  it("takes a webhook-worker job lock duration like the tx-worker's", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).jobLockMs).toBe(30_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "2000" }).jobLockMs).toBe(2000);
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "10" })).toThrow(/WEBHOOK_JOB_LOCK_MS \("10"\): must be at least 1000 ms/);
+  });
+
+  it("accepts a hash-tagged queue prefix for Redis Cluster", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, QUEUE_PREFIX: "{relay}" }).queuePrefix).toBe("{relay}");
+  });
+
+  it("takes a shutdown grace period for every app, 20 s by default", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY }).shutdownGraceMs).toBe(20_000);
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, SHUTDOWN_GRACE_MS: "0" }).shutdownGraceMs).toBe(0);
+    expect(loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY, SHUTDOWN_GRACE_MS: "5000" }).shutdownGraceMs).toBe(5000);
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, SHUTDOWN_GRACE_MS: "-1" })).toThrow(/SHUTDOWN_GRACE_MS \("-1"\): must be 0 or more/);
+  });
+
   it("loads the active key and previous keys for rotation", () => {
     const active = randomBytes(32).toString("base64");
     const old = randomBytes(32).toString("base64");

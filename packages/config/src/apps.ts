@@ -3,6 +3,7 @@ import { parseEnv, type Env } from "./load";
 import {
   adminTokenField,
   databaseUrl,
+  jobLockMs,
   kekFields,
   logLevel,
   nodeEnv,
@@ -10,6 +11,7 @@ import {
   positiveInt,
   queuePrefix,
   redisUrl,
+  shutdownGraceMs,
   toKeyEncryptionConfig,
   toWebhookKeyring,
   webhookKeyFields,
@@ -26,6 +28,7 @@ const common = {
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
   QUEUE_PREFIX: queuePrefix,
+  SHUTDOWN_GRACE_MS: shutdownGraceMs,
 };
 
 interface CommonConfig {
@@ -34,6 +37,8 @@ interface CommonConfig {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
+  /** How long SIGTERM waits for work in flight before handing it back (docs/operations.md). */
+  shutdownGraceMs: number;
 }
 
 const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
@@ -42,6 +47,7 @@ const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
   databaseUrl: v.DATABASE_URL,
   redisUrl: v.REDIS_URL,
   queuePrefix: v.QUEUE_PREFIX,
+  shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
 });
 
 const gatewaySchema = z.object({
@@ -107,6 +113,8 @@ const webhookWorkerSchema = z.object({
     .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
   WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
+  /** As TX_JOB_LOCK_MS, for delivery jobs: how soon a dead worker's deliveries resume elsewhere. */
+  WEBHOOK_JOB_LOCK_MS: jobLockMs,
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
@@ -117,6 +125,7 @@ export interface WebhookWorkerConfig extends CommonConfig {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  jobLockMs: number;
 }
 
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
@@ -130,6 +139,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
+    jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
   });
 }
 
@@ -162,7 +172,7 @@ const txWorkerSchema = z.object({
    * How long a transaction job stays locked to a replica that stops renewing the lock (it died):
    * another replica takes the job over after one to three times this. Default: BullMQ's own.
    */
-  TX_JOB_LOCK_MS: z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000),
+  TX_JOB_LOCK_MS: jobLockMs,
 });
 
 export interface TxWorkerConfig extends CommonConfig {

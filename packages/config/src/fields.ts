@@ -18,6 +18,19 @@ export const queuePrefix = z
   .default("relay")
   .refine((v) => /^[A-Za-z0-9:_{}.-]{1,64}$/.test(v), "use 1-64 letters, digits or :_{}.-");
 
+/**
+ * How long a stopping process (SIGTERM) may take to finish its work in flight: HTTP requests in
+ * the gateway, active jobs in a worker. Jobs still running at the end are handed back to the queue
+ * for another replica; the process then closes its connections and exits.
+ */
+export const shutdownGraceMs = z.coerce.number().int("must be a whole number").min(0, "must be 0 or more").default(20_000);
+
+/**
+ * BullMQ's lockDuration (and stalled-check interval) of one worker kind: how long a job stays
+ * locked to a process that stopped renewing the lock (it died) before another replica takes it.
+ */
+export const jobLockMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000);
+
 export const logLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
 
 export const nodeEnv = z.enum(["development", "production", "test"]).default("development");

@@ -52,3 +52,25 @@ export function createLogger(settings: LoggerSettings): Logger {
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);
 }
+
+/**
+ * Ends the logger's stream once every line written so far is out, in order; for the last moment
+ * of a process. pino's default stdout stream is asynchronous, and its own flush at exit writes the
+ * buffered lines while an earlier write may still be in flight: the last lines came out of order.
+ */
+export function endLogger(logger: Logger, timeoutMs = 2000): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    | { end?: () => void; once?: (event: string, fn: () => void) => void; destroyed?: boolean }
+    | undefined;
+  if (!stream || stream === process.stdout || typeof stream.end !== "function" || typeof stream.once !== "function" || stream.destroyed) {
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    stream.once!("close", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    stream.end!();
+  });
+}

@@ -1,32 +1,49 @@
 import { toError } from "./errors";
-import type { Logger } from "./logger";
+import { endLogger, type Logger } from "./logger";
+
+/** What an app's start-up hands to runProcess. */
+export interface RunningApp {
+  logger: Logger;
+  /**
+   * Stops taking work, finishes or hands back the work in flight within `graceMs`, closes the
+   * connections. Resolving means a clean stop: the process exits 0.
+   */
+  stop: () => Promise<void>;
+  /** The app's shutdown grace period (SHUTDOWN_GRACE_MS). */
+  graceMs: number;
+}
+
+/** Time beyond the grace period for closing connections before the process gives up on them. */
+export const CLOSE_MARGIN_MS = 10_000;
 
 /**
  * The life of an app's process: `start` builds and runs it and returns how to stop it. SIGTERM or
- * SIGINT stops it once (a second signal does not interrupt the first stop), within `graceMs`
- * or the process exits anyway; a failure to start ends the process with one line naming the app.
- * A rejected promise nobody awaited is logged, not fatal: one bad request must not end the process.
+ * SIGINT stops it once (a second signal does not interrupt the first stop); if the stop has not
+ * finished `graceMs` + CLOSE_MARGIN_MS after the signal, the process exits 1 anyway. A failure to
+ * start ends the process with one line naming the app. A rejected promise nobody awaited is
+ * logged, not fatal: one bad request must not end the process.
  */
-export function runProcess(name: string, start: () => Promise<{ logger: Logger; stop: () => Promise<void> }>, graceMs = 30_000): void {
+export function runProcess(name: string, start: () => Promise<RunningApp>): void {
   start()
-    .then(({ logger, stop }) => {
+    .then(({ logger, stop, graceMs }) => {
       let stopping = false;
       const onSignal = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        logger.info({ signal }, "stopping: finishing work in flight");
+        logger.info({ signal, graceMs }, "stopping: taking no new work, finishing work in flight");
         setTimeout(() => {
-          logger.error({ graceMs }, "did not stop in time; exiting");
+          logger.error({ graceMs, closeMarginMs: CLOSE_MARGIN_MS }, "did not stop in time; exiting");
           process.exit(1);
-        }, graceMs).unref();
+        }, graceMs + CLOSE_MARGIN_MS).unref();
+        const exit = (code: number) => void endLogger(logger).then(() => process.exit(code));
         stop().then(
           () => {
             logger.info("stopped");
-            process.exit(0);
+            exit(0);
           },
           (e: unknown) => {
             logger.error({ err: toError(e) }, "stop failed");
-            process.exit(1);
+            exit(1);
           },
         );
       };

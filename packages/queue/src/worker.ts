@@ -1,8 +1,9 @@
-import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { isAppError, toError, type Logger } from "@relay/core";
 import { jobCatalog, type JobName, type JobPayload } from "./catalog";
 import { firstDueAt, isLastAttempt, linkedIdsOf, type JobObserver, type JobOutcome } from "./job-report";
+import { HANDED_BACK, runningJobs, unlessHandedBack } from "./hand-back";
 
 export interface WorkerSettings {
   connection: Redis;
@@ -29,13 +30,15 @@ export const runAgainIn = (delayMs: number) => new RunAgain(delayMs);
 /**
  * A BullMQ worker for one catalog queue. The payload is parsed with the catalog schema (a payload
  * that does not parse can never succeed, so it fails without retry), each job gets a child logger,
- * and an AppError with `retryable: false` becomes BullMQ's UnrecoverableError.
+ * and an AppError with `retryable: false` becomes BullMQ's UnrecoverableError. A job aborted for a
+ * hand-back (the process is stopping, see workerGroup) goes back to the wait list at once.
  */
 export function createTypedWorker<N extends JobName>(name: N, processor: Processor<N>, settings: WorkerSettings): Worker {
   const def = jobCatalog[name];
-  return new Worker(
+  const worker: Worker = new Worker(
     def.queue,
-    async (job: Job, token?: string) => {
+    // Three parameters: BullMQ then gives each job an AbortSignal (cancelJob / cancelAllJobs).
+    async (job: Job, token?: string, signal?: AbortSignal) => {
       const attempt = job.attemptsMade + 1;
       let logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt });
       const started = Date.now();
@@ -64,8 +67,18 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
       // The payload's ids (the request that created the job, its records) go on every line of the
       // job, so its log lines can be found from the request's line and the other way round.
       logger = logger.child(linkedIdsOf(parsed.data));
+      const running = runningJobs(worker);
+      running.add(job.id!);
       try {
-        const result = await processor(parsed.data as JobPayload<N>, { job, logger });
+        const result = await unlessHandedBack(processor(parsed.data as JobPayload<N>, { job, logger }), signal);
+        if (result === HANDED_BACK) {
+          // The step abandoned here may still be running for the moment this process has left;
+          // every step is safe to repeat (conditional moves, stored signed bytes, at-least-once
+          // delivery), as after a lost lock.
+          await job.moveToWait(token);
+          logger.warn({ ms: Date.now() - started }, "job handed back to the queue (process stopping)");
+          throw new WaitingError();
+        }
         if (result instanceof RunAgain) {
           // Same job, same id, back in the delayed set; does not count as an attempt.
           await job.moveToDelayed(Date.now() + result.delayMs, token);
@@ -75,11 +88,13 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
         report("completed");
         return result;
       } catch (e) {
-        if (e instanceof DelayedError) throw e;
+        if (e instanceof DelayedError || e instanceof WaitingError) throw e;
         const error = toError(e);
         const retryable = isAppError(error) ? error.retryable : true;
         report(isLastAttempt(job, retryable) ? "failed" : "retrying", { err: error, retryable });
         throw retryable ? error : new UnrecoverableError(error.message);
+      } finally {
+        running.delete(job.id!);
       }
     },
     {
@@ -89,24 +104,5 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
       ...(settings.lockDurationMs ? { lockDuration: settings.lockDurationMs, stalledInterval: settings.lockDurationMs } : {}),
     },
   );
-}
-
-/** Several workers of one app started and stopped together. */
-export interface WorkerGroup {
-  workers: Worker[];
-  ready(): Promise<void>;
-  /** Stops taking jobs and waits for the ones in flight; unstarted jobs stay for other replicas. */
-  close(): Promise<void>;
-}
-
-export function workerGroup(workers: Worker[]): WorkerGroup {
-  return {
-    workers,
-    ready: async () => {
-      await Promise.all(workers.map((w) => w.waitUntilReady()));
-    },
-    close: async () => {
-      await Promise.all(workers.map((w) => w.close()));
-    },
-  };
+  return worker;
 }
