@@ -1,3 +1,4 @@
 export { createApp } from "./app";
 export type { GatewayDeps } from "./app";
 export { buildOpenApiDocument } from "./openapi";
+export { answerClientErrorsAsJson } from "./client-errors";

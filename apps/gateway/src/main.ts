@@ -3,6 +3,7 @@ import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool } from "@relay/db";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
+import { answerClientErrorsAsJson } from "./client-errors";
 
 async function main() {
   const config = loadGatewayConfig();
@@ -22,6 +23,7 @@ async function main() {
   const server = app.listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });
+  answerClientErrorsAsJson(server);
   server.on("error", (err) => {
     process.stderr.write(`gateway failed to listen on ${config.host}:${config.port}: ${err.message}\n`);
     process.exit(1);
