@@ -7,8 +7,14 @@ export const errorBody = z
   .object({ message: z.string().meta({ description: "What went wrong and what to do about it" }) })
   .meta({ id: "Error" });
 
+/**
+ * A UUID in any case, lower-cased: Postgres reads UUIDs case-insensitively and returns them lower
+ * case, so comparisons in code (whose project is this?) must see the same form.
+ */
+export const uuid = (error: string) => z.uuid({ error }).toLowerCase();
+
 export const projectIdParam = z.object({
-  projectId: z.uuid({ error: "projectId in the path must be a UUID" }).meta({ description: "Project id (UUID)" }),
+  projectId: uuid("projectId in the path must be a UUID").meta({ description: "Project id (UUID)" }),
 });
 
 /** An EVM address in any case; mixed case must carry a valid EIP-55 checksum. Output: checksummed. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuid } from "../http-schemas";
 
 export const EVENT_TYPES = ["TransactionStatusChange", "WalletBalanceLow"] as const;
 
@@ -30,8 +31,8 @@ export const eventCallbackResponse = z
   .meta({ id: "EventCallback" });
 
 export const eventCallbackParams = z.object({
-  projectId: z.uuid({ error: "projectId in the path must be a UUID" }),
-  eventCallbackId: z.uuid({ error: "eventCallbackId in the path must be a UUID" }),
+  projectId: uuid("projectId in the path must be a UUID"),
+  eventCallbackId: uuid("eventCallbackId in the path must be a UUID"),
 });
 
 export type EventCallbackRequest = z.output<typeof eventCallbackRequest>;
