@@ -15,6 +15,7 @@ import {
 import type { Producer, Redis, ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { errorHandler, notFound } from "./middleware/errors";
+import { jsonBody } from "./middleware/json-body";
 import { rateLimitPerKey } from "./middleware/rate-limit";
 import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
@@ -74,7 +75,7 @@ export function createApp(deps: GatewayDeps): Express {
       },
     }),
   );
-  app.use(express.json({ limit: settings.bodyLimitBytes, type: ["application/json", "application/*+json"], strict: false }));
+  app.use(jsonBody(settings.bodyLimitBytes));
 
   app.use(
     healthRoutes({
