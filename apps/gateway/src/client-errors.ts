@@ -28,7 +28,7 @@ export function answerClientErrorsAsJson(server: Server): void {
       socket.destroy();
       return;
     }
-    const [status, reason, message] = describe(err.code, server.maxHeaderSize ?? maxHeaderSize);
+    const [status, reason, message] = describe(err.code, maxHeaderSize);
     const body = JSON.stringify({ message });
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
