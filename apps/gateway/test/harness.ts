@@ -28,6 +28,8 @@ export interface Harness {
   baseUrl: string;
   db: Database;
   kek: Kek;
+  /** The key webhook secrets are sealed with (tests check it never leaks). */
+  webhookKeyring: Kek;
   redis: Redis;
   prefix: string;
   logs: string[];
@@ -99,6 +101,7 @@ export async function startHarness(
     baseUrl: `http://127.0.0.1:${port}`,
     db,
     kek,
+    webhookKeyring,
     redis,
     prefix,
     logs: lines,
