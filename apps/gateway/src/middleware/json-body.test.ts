@@ -38,6 +38,18 @@ describe("jsonBody", () => {
     expect(answer.body.message).toBe(`Request body is not valid "${encoding}" data; send it uncompressed, or compressed as its Content-Encoding says`);
   });
 
+  it("refuses a __proto__ key at any depth with a 400 naming it, and takes constructor and prototype as plain fields", async () => {
+    const post = async (text: string) => {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      return { status: res.status, body: (await res.json()) as { message?: string; got?: unknown } };
+    };
+    for (const text of ['{"__proto__":{"admin":true}}', '{"args":{"__proto__":{"a":1},"a":"1"}}', '[{"x":[{"__proto__":null}]}]']) {
+      expect(await post(text)).toEqual({ status: 400, body: { message: 'Request body has a field named "__proto__", which is not accepted anywhere in a request' } });
+    }
+    expect(await post('{"constructor":{"prototype":{"a":1}}}')).toEqual({ status: 200, body: { got: { constructor: { prototype: { a: 1 } } } } });
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
   it("keeps the limit on the decompressed size", async () => {
     const answer = await send(gzipSync(JSON.stringify({ pad: "x".repeat(5000) })), "gzip");
     expect(answer.status).toBe(413);
