@@ -30,6 +30,22 @@ export const eventCallbackResponse = z
   })
   .meta({ id: "EventCallback" });
 
+export const eventCallbackListItem = z
+  .object({
+    callbackURL: z.string(),
+    eventType: z.enum(EVENT_TYPES),
+    id: z.uuid(),
+    projectId: z.uuid(),
+    disabled: z.boolean(),
+    disabledReason: z.string().nullable(),
+    stats: z.array(statsEntry),
+  })
+  .meta({ id: "EventCallbackListItem" });
+
+export const eventCallbackRotated = eventCallbackListItem.omit({ stats: true }).extend({ secret: z.string() }).meta({ id: "EventCallbackRotated" });
+
+export const eventCallbackDeleted = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: "EventCallbackDeleted" });
+
 export const eventCallbackParams = z.object({
   projectId: uuid("projectId in the path must be a UUID"),
   eventCallbackId: uuid("eventCallbackId in the path must be a UUID"),

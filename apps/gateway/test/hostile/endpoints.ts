@@ -34,6 +34,8 @@ export interface Endpoint {
   runs: number;
   /** Statuses the contract, DESIGN.md and docs/decisions.md allow this endpoint to answer. */
   allowed: number[];
+  /** Its entry in /openapi.json, for API routes. */
+  documented?: { method: string; path: string };
   cases: fc.Arbitrary<Case>;
 }
 
@@ -91,6 +93,7 @@ interface RouteShape {
   /** The body's object and the names of its fields; none for routes without a body. */
   body?: { objects: fc.Arbitrary<unknown>; fields: string[] };
   authenticated: boolean;
+  documented?: string;
 }
 
 /** A route's cases: its path, maybe a body (also sent to routes that take none), transport and auth. */
@@ -121,7 +124,8 @@ function endpoint(world: World, shape: RouteShape): Endpoint {
     return withSummary({ method: shape.method, path, headers, body: bytes, auth: shape.authenticated ? a.kind : "n/a" });
   });
   const cases = fc.oneof({ weight: 1, arbitrary: clean }, { weight: 3, arbitrary: hostile });
-  return { name: shape.name, runs: shape.runs, allowed: [...shape.allowed, ...TRANSPORT, ...(shape.authenticated ? AUTHENTICATED : [])], cases };
+  const documented = shape.documented ? { method: shape.method.toLowerCase(), path: shape.documented } : undefined;
+  return { name: shape.name, runs: shape.runs, allowed: [...shape.allowed, ...TRANSPORT, ...(shape.authenticated ? AUTHENTICATED : [])], documented, cases };
 }
 
 /** fast-check prints a counterexample with this instead of 40 KB of padding. */
@@ -164,14 +168,14 @@ export function endpoints(world: World): Endpoint[] {
   });
 
   const shapes: RouteShape[] = [
-    { name: "POST personalSign", runs: 2_000, method: "POST", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
-    { name: "GET signature", runs: 700, method: "GET", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signatures/${s}`) },
-    { name: "POST sendTransaction", runs: 2_500, method: "POST", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId"] } },
-    { name: "GET transaction", runs: 700, method: "GET", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/transact/project/${p}/transactions/${t}`) },
-    { name: "POST eventCallback", runs: 1_200, method: "POST", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallback`), body: { objects: eventCallback, fields: ["callbackURL", "eventType"] } },
-    { name: "GET eventCallbacks", runs: 400, method: "GET", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallbacks`) },
-    { name: "DELETE eventCallback", runs: 400, method: "DELETE", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}`) },
-    { name: "POST rotateSecret", runs: 400, method: "POST", allowed: [200, 400, 404, 409], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}/rotateSecret`) },
+    { name: "POST personalSign", runs: 2_000, method: "POST", documented: "/wallet/project/{projectId}/personalSign", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
+    { name: "GET signature", runs: 700, method: "GET", documented: "/wallet/project/{projectId}/signatures/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signatures/${s}`) },
+    { name: "POST sendTransaction", runs: 2_500, method: "POST", documented: "/transact/sendTransaction", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId"] } },
+    { name: "GET transaction", runs: 700, method: "GET", documented: "/transact/project/{projectId}/transactions/{transactionId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/transact/project/${p}/transactions/${t}`) },
+    { name: "POST eventCallback", runs: 1_200, method: "POST", documented: "/webhook/project/{projectId}/eventCallback", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallback`), body: { objects: eventCallback, fields: ["callbackURL", "eventType"] } },
+    { name: "GET eventCallbacks", runs: 400, method: "GET", documented: "/webhook/project/{projectId}/eventCallbacks", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallbacks`) },
+    { name: "DELETE eventCallback", runs: 400, method: "DELETE", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}`) },
+    { name: "POST rotateSecret", runs: 400, method: "POST", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}/rotateSecret", allowed: [200, 400, 404, 409], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}/rotateSecret`) },
     { name: "GET /health, /ready, /openapi.json", runs: 600, method: "GET", allowed: [200, 400], authenticated: false, path: fc.constantFrom("/health", "/ready", "/openapi.json", "/health?x=%", "/ready?a[b][c]=1&a=2&__proto__[x]=1", "/openapi.json?" + "q=1&".repeat(500)) },
     {
       name: "unknown routes and path abuse",
