@@ -1,4 +1,4 @@
-import { projectIdParam } from "./http-schemas";
+import { describeIssues, projectIdParam } from "./http-schemas";
 import { eventCallbackParams } from "./routes/event-callbacks.schema";
 import { personalSignRequest, signatureIdParams } from "./routes/personal-sign.schema";
 import { sendTransactionRequest, transactionParams } from "./routes/transactions.schema";
@@ -21,5 +21,14 @@ describe("UUIDs in requests", () => {
   it("are still refused when they are not UUIDs", () => {
     expect(projectIdParam.safeParse({ projectId: `${ID}x` }).success).toBe(false);
     expect(projectIdParam.safeParse({ projectId: ` ${ID}` }).success).toBe(false);
+  });
+});
+
+describe("describeIssues", () => {
+  it("names unknown fields briefly, however long or many they are", () => {
+    const input = { signerAddress: `0x${"ab".repeat(20)}`, message: "m", ["k".repeat(5000)]: 1, a: 1, b: 1, c: 1, d: 1, e: 1 };
+    const result = personalSignRequest.safeParse(input);
+    expect(result.success).toBe(false);
+    expect(describeIssues(result.error!, input)).toBe(`unknown field(s) "${"k".repeat(40)}…", "a", "b", "c", "d" and 1 more`);
   });
 });

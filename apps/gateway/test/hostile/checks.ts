@@ -32,5 +32,7 @@ export function checkAnswer(endpoint: Endpoint, c: Case, a: HttpAnswer): void {
     }
     const message = (body as { message?: unknown } | null)?.message;
     if (typeof message !== "string" || message.length === 0) fail("error answer has no `message` string");
+    // A message says what is wrong; it does not echo kilobytes of the request back.
+    if ((message as string).length > 1_000) fail(`error message is ${(message as string).length} characters long`);
   }
 }
