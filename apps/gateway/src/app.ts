@@ -16,6 +16,7 @@ import type { Producer, Redis, ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { errorHandler, notFound } from "./middleware/errors";
 import { jsonBody } from "./middleware/json-body";
+import { requireHost } from "./middleware/require-host";
 import { rateLimitPerKey } from "./middleware/rate-limit";
 import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
@@ -75,6 +76,7 @@ export function createApp(deps: GatewayDeps): Express {
       },
     }),
   );
+  app.use(requireHost);
   app.use(jsonBody(settings.bodyLimitBytes));
 
   app.use(

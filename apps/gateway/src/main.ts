@@ -3,7 +3,7 @@ import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool } from "@relay/db";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
-import { answerClientErrorsAsJson } from "./client-errors";
+import { createHttpServer } from "./http-server";
 
 async function main() {
   const config = loadGatewayConfig();
@@ -20,10 +20,9 @@ async function main() {
   await signResults.ready();
 
   const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, settings: config });
-  const server = app.listen(config.port, config.host, () => {
+  const server = createHttpServer(app).listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });
-  answerClientErrorsAsJson(server);
   server.on("error", (err) => {
     process.stderr.write(`gateway failed to listen on ${config.host}:${config.port}: ${err.message}\n`);
     process.exit(1);

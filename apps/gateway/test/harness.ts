@@ -10,7 +10,7 @@ import { createTxWorker } from "@relay/tx-worker";
 import { createWebhookWorker } from "@relay/webhook-worker";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
-import { answerClientErrorsAsJson } from "../src/client-errors";
+import { createHttpServer } from "../src/http-server";
 
 /** Captures every log line of the system under test, so tests can scan them for secrets. */
 export function captureLogs(): { logger: Logger; lines: string[] } {
@@ -87,9 +87,8 @@ export async function startHarness(
     },
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = createHttpServer(app).listen(0, "127.0.0.1", () => resolve(s));
   });
-  answerClientErrorsAsJson(server);
   const { port } = server.address() as AddressInfo;
 
   let worker: WorkerGroup | undefined;
