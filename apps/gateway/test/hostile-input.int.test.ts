@@ -5,7 +5,8 @@ import { createProjectFixture, createTestDatabase, type ProjectFixture, type Tes
 import { post, startHarness, type Harness } from "./harness";
 import { checkAnswer } from "./hostile/checks";
 import { endpoints, type World } from "./hostile/endpoints";
-import { keepAliveClient } from "./hostile/http-client";
+import { keepAliveClient, parseRawAnswer, rawRequest } from "./hostile/http-client";
+import { rawRequests } from "./hostile/raw-requests";
 
 /**
  * Property-based hostile input over every route of the real gateway, through real HTTP: random
@@ -16,6 +17,7 @@ import { keepAliveClient } from "./hostile/http-client";
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : 20_261_122;
 const CHAIN_ID = 31_901;
 const BATCH = 10;
+const RAW_RUNS = 300;
 
 const placeholder: World = {
   chainId: CHAIN_ID,
@@ -105,6 +107,41 @@ describe("hostile input to every endpoint", () => {
     );
   }, 180_000);
 
+  it(`malformed HTTP on the socket: ${RAW_RUNS} cases, each answered, never 5xx, errors as JSON with a message`, async () => {
+    const outcomes = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(rawRequests({ projectId: world.own.projectId, apiKey: world.own.apiKey, wallet: world.own.wallet }), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+        const answers = await Promise.all(batch.map((c) => rawRequest(h.baseUrl, c.bytes)));
+        batch.forEach((c, i) => {
+          const text = answers[i]!;
+          const answer = parseRawAnswer(text);
+          const outcome = String(answer.status);
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+          if (text === "") throw new Error(`no answer before the connection closed\n${c.description}`);
+          if (answer.status === 200 && /"signatureId"/.test(answer.text)) accepted.signature.add((JSON.parse(answer.text) as { signatureId: string }).signatureId);
+          const fail = (why: string) => {
+            throw new Error(`${why}\n${c.description}\n→ ${text.slice(0, 300)}`);
+          };
+          if (!(answer.status >= 200 && answer.status < 500)) fail(`status ${answer.status}`);
+          if (answer.status >= 400) {
+            if (!String(answer.headers["content-type"]).startsWith("application/json")) fail("error answer is not JSON");
+            let message: unknown;
+            try {
+              message = (JSON.parse(answer.text) as { message?: unknown }).message;
+            } catch {
+              fail("error answer does not parse as JSON");
+            }
+            if (typeof message !== "string" || message.length === 0) fail("error answer has no message");
+          }
+        });
+      }),
+      { numRuns: RAW_RUNS / BATCH, seed: SEED },
+    );
+    // Both kinds were sent: requests the gateway served and requests it refused.
+    expect(outcomes.get("200")).toBeGreaterThan(0);
+    expect(outcomes.get("400")).toBeGreaterThan(0);
+  });
+
   it("allows each API route only statuses /openapi.json documents for it (431 comes from Node, before any route)", async () => {
     const doc = JSON.parse((await client.send({ method: "GET", path: "/openapi.json" })).text) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const documented = endpoints(world).filter((e) => e.documented);
@@ -115,7 +152,7 @@ describe("hostile input to every endpoint", () => {
     }
   });
 
-  it(`leaves the gateway healthy and no record half-written after ${ROUTES.reduce((n, r) => n + r.runs, 0)} cases`, async () => {
+  it(`leaves the gateway healthy and no record half-written after ${ROUTES.reduce((n, r) => n + r.runs, RAW_RUNS)} cases`, async () => {
     expect((await client.send({ method: "GET", path: "/health" })).status).toBe(200);
     expect((await client.send({ method: "GET", path: "/ready" })).status).toBe(200);
     const after = await counts();

@@ -40,11 +40,14 @@ export function keepAliveClient(baseUrl: string, maxSockets = 4) {
   return { send, close: () => agent.destroy() };
 }
 
-/** Bytes straight onto a socket (requests node:http would refuse to send); the answer as text. */
+/**
+ * Bytes straight onto a socket (requests node:http would refuse to send), then the write side is
+ * closed, as a client that has nothing more to send does; the answer as text.
+ */
 export function rawRequest(baseUrl: string, bytes: Buffer | string): Promise<string> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
     const chunks: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("end", () => {
@@ -57,8 +60,10 @@ export function rawRequest(baseUrl: string, bytes: Buffer | string): Promise<str
   });
 }
 
-/** Splits a raw HTTP/1.1 answer into status, headers and body. */
-export function parseRawAnswer(text: string): HttpAnswer {
+/** Splits a raw HTTP/1.1 answer into status, headers and body, past interim (1xx) answers. */
+export function parseRawAnswer(raw: string): HttpAnswer {
+  let text = raw;
+  while (/^HTTP\/1\.[01] 1\d\d /.test(text) && text.includes("\r\n\r\n")) text = text.slice(text.indexOf("\r\n\r\n") + 4);
   const end = text.indexOf("\r\n\r\n");
   const head = end < 0 ? text : text.slice(0, end);
   const [statusLine = "", ...lines] = head.split("\r\n");
