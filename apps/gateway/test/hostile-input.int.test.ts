@@ -164,6 +164,8 @@ describe("hostile input to every endpoint", () => {
       event_callback: before.event_callback + accepted.event_callback.size,
     });
     expect(await count("signature", `WHERE status = 'PENDING'`)).toBe(0);
+    // No request failed unexpectedly: nothing was logged at error level (pino's 50).
+    expect(h.logs.filter((line) => line.includes('"level":50')).map((line) => line.slice(0, 300))).toEqual([]);
     // The run did exercise the success paths, not only the refusals.
     expect(accepted.signature.size).toBeGreaterThan(20);
     expect(accepted.transaction.size).toBeGreaterThan(20);
