@@ -41,13 +41,14 @@ export function keepAliveClient(baseUrl: string, maxSockets = 4) {
 }
 
 /**
- * Bytes straight onto a socket (requests node:http would refuse to send), then the write side is
- * closed, as a client that has nothing more to send does; the answer as text.
+ * Bytes straight onto a socket (requests node:http would refuse to send); the answer as text,
+ * read until the server closes. `halfClose` closes the write side after the bytes, for a request
+ * that is incomplete on purpose (Node then ends the request, and the connection with it).
  */
-export function rawRequest(baseUrl: string, bytes: Buffer | string): Promise<string> {
+export function rawRequest(baseUrl: string, bytes: Buffer | string, options: { halfClose?: boolean } = {}): Promise<string> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
+    const socket = net.connect(Number(port), hostname, () => (options.halfClose ? socket.end(bytes) : socket.write(bytes)));
     const chunks: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
     socket.on("end", () => {

@@ -8,6 +8,8 @@ import fc from "fast-check";
 export interface RawCase {
   bytes: string;
   description: string;
+  /** The body is shorter than announced: the client stops sending (closes its side) instead. */
+  truncated: boolean;
 }
 
 export function rawRequests(target: { projectId: string; apiKey: string; wallet: string }): fc.Arbitrary<RawCase> {
@@ -81,6 +83,6 @@ export function rawRequests(target: { projectId: string; apiKey: string; wallet:
         break;
     }
     const eol = oddity === "lf-only" ? "\n" : "\r\n";
-    return { bytes: `${line}${eol}${headers.join(eol)}${eol}${eol}${payload}`, description: `${JSON.stringify(line)} framing=${framing} oddity=${oddity} auth=${auth} body=${JSON.stringify(body.slice(0, 40))}` };
+    return { bytes: `${line}${eol}${headers.join(eol)}${eol}${eol}${payload}`, truncated: framing === "short-length", description: `${JSON.stringify(line)} framing=${framing} oddity=${oddity} auth=${auth} body=${JSON.stringify(body.slice(0, 40))}` };
   });
 }
