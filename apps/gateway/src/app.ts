@@ -22,6 +22,8 @@ import { registerSharedStateMetrics } from "./metrics/shared-state.metrics";
 import { adminQueuesRoutes } from "./routes/admin-queues.routes";
 import { metricsRoutes } from "./routes/metrics.routes";
 import { errorHandler, notFound } from "./middleware/errors";
+import { jsonBody } from "./middleware/json-body";
+import { requireHost } from "./middleware/require-host";
 import { rateLimitPerKey } from "./middleware/rate-limit";
 import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
@@ -89,7 +91,8 @@ export function createApp(deps: GatewayDeps): Express {
       },
     }),
   );
-  app.use(express.json({ limit: settings.bodyLimitBytes, type: ["application/json", "application/*+json"], strict: false }));
+  app.use(requireHost);
+  app.use(jsonBody(settings.bodyLimitBytes));
 
   app.use(
     healthRoutes({

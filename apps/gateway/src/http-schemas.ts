@@ -7,8 +7,14 @@ export const errorBody = z
   .object({ message: z.string().meta({ description: "What went wrong and what to do about it" }) })
   .meta({ id: "Error" });
 
+/**
+ * A UUID in any case, lower-cased: Postgres reads UUIDs case-insensitively and returns them lower
+ * case, so comparisons in code (whose project is this?) must see the same form.
+ */
+export const uuid = (error: string) => z.uuid({ error }).toLowerCase();
+
 export const projectIdParam = z.object({
-  projectId: z.uuid({ error: "projectId in the path must be a UUID" }).meta({ description: "Project id (UUID)" }),
+  projectId: uuid("projectId in the path must be a UUID").meta({ description: "Project id (UUID)" }),
 });
 
 /** An EVM address in any case; mixed case must carry a valid EIP-55 checksum. Output: checksummed. */
@@ -29,11 +35,20 @@ export const evmAddress = (field: string) =>
     })
     .meta({ description: "EVM address, 0x-prefixed", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
 
+/** A field name from a request as a message shows it: quoted, and cut when long (it can be anything). */
+export function fieldName(key: PropertyKey): string {
+  const text = String(key);
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
 /** "field: problem; field: problem" — one line a user can act on. */
 export function describeIssues(error: z.ZodError, input: unknown): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
-    const path = issue.path.join(".");
-    if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}${path ? ` in ${path}` : ""}`;
+    const path = issue.path.map((p) => (/^[A-Za-z0-9_]{1,40}$/.test(String(p)) ? String(p) : fieldName(p))).join(".");
+    if (issue.code === "unrecognized_keys") {
+      const more = issue.keys.length > 5 ? ` and ${issue.keys.length - 5} more` : "";
+      return `unknown field(s) ${issue.keys.slice(0, 5).map(fieldName).join(", ")}${more}${path ? ` in ${path}` : ""}`;
+    }
     if (issue.code === "invalid_type" && valueAt(input, issue.path) === undefined) return `${path || "body"} is required`;
     return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
   });

@@ -5,6 +5,7 @@ import { createMetricsRegistry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
 import { drainableServer } from "./http-drain";
+import { createHttpServer } from "./http-server";
 
 async function main() {
   const config = loadGatewayConfig();
@@ -22,7 +23,7 @@ async function main() {
 
   const metrics = createMetricsRegistry({ processMetrics: true });
   const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, metrics, settings: config });
-  const server = app.listen(config.port, config.host, () => {
+  const server = createHttpServer(app).listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });
   server.on("error", (err) => {

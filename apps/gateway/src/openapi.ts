@@ -14,6 +14,14 @@ import {
   transactionParams,
   transactionRecordResponse,
 } from "./routes/transactions.schema";
+import {
+  eventCallbackDeleted,
+  eventCallbackListItem,
+  eventCallbackParams,
+  eventCallbackRequest,
+  eventCallbackResponse,
+  eventCallbackRotated,
+} from "./routes/event-callbacks.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -30,8 +38,11 @@ export function buildOpenApiDocument(): object {
     401: json(errorBody, "Missing, unknown or revoked API key"),
     403: json(errorBody, "The API key belongs to another project"),
     413: json(errorBody, "Request body too large"),
+    // Any request with a body, even one the route ignores, is read first.
+    415: json(errorBody, "Content-Type charset or Content-Encoding that is not supported (UTF-8 JSON; gzip, deflate or br)"),
     429: json(errorBody, "Rate limit of this API key exceeded; see Retry-After"),
   };
+  const badId = json(errorBody, "An id in the path is not a UUID");
 
   registry.registerPath({
     method: "post",
@@ -53,7 +64,7 @@ export function buildOpenApiDocument(): object {
     summary: "Read a stored signature",
     security: secured,
     request: { params: signatureIdParams },
-    responses: { 200: json(signatureRecordResponse, "The stored signature"), 404: json(errorBody, "No such signature in this project"), ...common },
+    responses: { 200: json(signatureRecordResponse, "The stored signature"), 400: badId, 404: json(errorBody, "No such signature in this project"), ...common },
   });
 
   registry.registerPath({
@@ -80,7 +91,47 @@ export function buildOpenApiDocument(): object {
     summary: "Read a transaction: status, history, attempts",
     security: secured,
     request: { params: transactionParams },
-    responses: { 200: json(transactionRecordResponse, "The transaction"), 404: json(errorBody, "No such transaction in this project"), ...common },
+    responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  const callbackBase = "/webhook/project/{projectId}";
+  registry.registerPath({
+    method: "post",
+    path: `${callbackBase}/eventCallback`,
+    summary: "Register a callback URL for an event type; answers the Standard Webhooks secret (shown this once)",
+    security: secured,
+    request: { params: projectIdParam, body: { content: { "application/json": { schema: eventCallbackRequest } } } },
+    responses: { 200: json(eventCallbackResponse, "Registered"), 400: json(errorBody, "A field is wrong or the URL is not allowed"), ...common },
+  });
+  registry.registerPath({
+    method: "get",
+    path: `${callbackBase}/eventCallbacks`,
+    summary: "The project's registrations with their recent delivery stats (never the secrets)",
+    security: secured,
+    request: { params: projectIdParam },
+    responses: { 200: json(z.array(eventCallbackListItem), "The registrations"), 400: badId, ...common },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: `${callbackBase}/eventCallback/{eventCallbackId}`,
+    summary: "Remove a registration",
+    security: secured,
+    request: { params: eventCallbackParams },
+    responses: { 200: json(eventCallbackDeleted, "Removed"), 400: badId, 404: json(errorBody, "No such registration in this project"), ...common },
+  });
+  registry.registerPath({
+    method: "post",
+    path: `${callbackBase}/eventCallback/{eventCallbackId}/rotateSecret`,
+    summary: "Replace the secret of a registration; answers the new one (shown this once)",
+    security: secured,
+    request: { params: eventCallbackParams },
+    responses: {
+      200: json(eventCallbackRotated, "The registration with its new secret"),
+      400: badId,
+      404: json(errorBody, "No such registration in this project"),
+      409: json(errorBody, "The registration is disabled; register a new one"),
+      ...common,
+    },
   });
 
   registry.registerPath({

@@ -1,3 +1,4 @@
+import { generateApiKey } from "@relay/core";
 import { createApiKeyRepository } from "@relay/db";
 import { createProjectFixture, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
@@ -59,5 +60,22 @@ describe("authentication and rate limit", () => {
     const other = await createProjectFixture(h.db, h.kek);
     const res = await post(h.baseUrl, `/wallet/project/${other.projectId}/personalSign`, { signerAddress: other.wallets[0]!.address, message: "x" }, other.apiKey);
     expect(res.status).toBe(200);
+  });
+
+  it("counts each key on its own, also two keys of one project, on every route; a limited request stores nothing", async () => {
+    const p = await createProjectFixture(h.db, h.kek);
+    const second = generateApiKey();
+    await createApiKeyRepository(h.db).create({ id: second.id, projectId: p.projectId, name: "second", secretHash: second.secretHash });
+    const list = (key: string) => fetch(`${h.baseUrl}/webhook/project/${p.projectId}/eventCallbacks`, { headers: { authorization: `Bearer ${key}` } });
+    const signatures = async () => Number((await h.db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM signature WHERE project_id = ${p.projectId}::uuid`)[0]!.n);
+
+    for (let i = 0; i < 3; i++) expect((await list(p.apiKey)).status).toBe(200);
+    const limited = await post(h.baseUrl, `/wallet/project/${p.projectId}/personalSign`, { signerAddress: p.wallets[0]!.address, message: "over" }, p.apiKey);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.body.message).toMatch(/Rate limit of 3 requests per minute for this API key exceeded/);
+    expect(await signatures()).toBe(0);
+
+    expect((await list(second.token)).status).toBe(200);
   });
 });

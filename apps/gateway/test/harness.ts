@@ -11,6 +11,7 @@ import { createTxWorker } from "@relay/tx-worker";
 import { createWebhookWorker } from "@relay/webhook-worker";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
+import { createHttpServer } from "../src/http-server";
 
 /** Captures every log line of the system under test, so tests can scan them for secrets. */
 export function captureLogs(): { logger: Logger; lines: string[] } {
@@ -28,6 +29,8 @@ export interface Harness {
   baseUrl: string;
   db: Database;
   kek: Kek;
+  /** The key webhook secrets are sealed with (tests check it never leaks). */
+  webhookKeyring: Kek;
   redis: Redis;
   prefix: string;
   logs: string[];
@@ -88,7 +91,7 @@ export async function startHarness(
     },
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = createHttpServer(app).listen(0, "127.0.0.1", () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
 
@@ -101,6 +104,7 @@ export async function startHarness(
     baseUrl: `http://127.0.0.1:${port}`,
     db,
     kek,
+    webhookKeyring,
     redis,
     prefix,
     logs: lines,

@@ -6,6 +6,7 @@ import {
   createTestDatabase,
   deployRecorder,
   fund,
+  readRedisValues,
   startAnvil,
   waitForStatus,
   type AnvilInstance,
@@ -188,30 +189,7 @@ describe("webhook delivery under faults", () => {
     }
   });
 
-  /** Every key under the harness prefix with its value(s), read by type, as one string per key. */
-  async function readAll(): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const pattern = `${h.prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
-    let cursor = "0";
-    do {
-      const [next, keys] = await h.redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-      cursor = next;
-      for (const key of keys) {
-        const type = await h.redis.type(key);
-        let value: unknown;
-        if (type === "string") value = await h.redis.get(key);
-        else if (type === "hash") value = await h.redis.hgetall(key);
-        else if (type === "list") value = await h.redis.lrange(key, 0, -1);
-        else if (type === "set") value = await h.redis.smembers(key);
-        else if (type === "zset") value = await h.redis.zrange(key, "0", "-1", "WITHSCORES");
-        else if (type === "stream") value = await h.redis.xrange(key, "-", "+");
-        else if (type === "none") continue; // gone between SCAN and TYPE
-        else throw new Error(`Redis key ${key} has a type this test does not read: ${type}`);
-        out.set(key, JSON.stringify(value));
-      }
-    } while (cursor !== "0");
-    return out;
-  }
+  const readAll = () => readRedisValues(h.redis, h.prefix);
 
   /** The payloads of the BullMQ job hashes of one queue (`<prefix>:<queue>:<jobId>` with a data field). */
   function jobsOf(all: Map<string, string>, queue: string): Record<string, unknown>[] {

@@ -5,7 +5,7 @@ export type { TestDatabase, TestDatabaseOptions } from "./test-database";
 export { dropStaleTestDatabases } from "./stale-databases";
 export { testServerUrl } from "./postgres-server";
 export { testRunId } from "./run-id";
-export { deleteRedisKeys, testQueuePrefix } from "./redis";
+export { deleteRedisKeys, readRedisValues, testQueuePrefix } from "./redis";
 export { CONTRACTS_DIR, DEFAULT_CONTRACT_CACHE_DIR, SOLC_SETTINGS, compileContract } from "./contracts/compile";
 export type { CompileOptions, CompiledContract } from "./contracts/compile";
 export { RECORDER_TRAP_SLOT, deployRecorder, recorderArtifact } from "./contracts/deploy";

@@ -33,3 +33,31 @@ export async function deleteRedisKeys(redis: Redis, prefix: string): Promise<num
   } while (cursor !== "0");
   return deleted;
 }
+
+/**
+ * Every key under `prefix` with its value(s), read by type, as one JSON string per key: what a
+ * test scans for secrets that must never reach Redis.
+ */
+export async function readRedisValues(redis: Redis, prefix: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    cursor = next;
+    for (const key of keys) {
+      const type = await redis.type(key);
+      let value: unknown;
+      if (type === "string") value = await redis.get(key);
+      else if (type === "hash") value = await redis.hgetall(key);
+      else if (type === "list") value = await redis.lrange(key, 0, -1);
+      else if (type === "set") value = await redis.smembers(key);
+      else if (type === "zset") value = await redis.zrange(key, "0", "-1", "WITHSCORES");
+      else if (type === "stream") value = await redis.xrange(key, "-", "+");
+      else if (type === "none") continue; // gone between SCAN and TYPE
+      else throw new Error(`Redis key ${key} has a type this reader does not know: ${type}`);
+      out.set(key, JSON.stringify(value));
+    }
+  } while (cursor !== "0");
+  return out;
+}

@@ -40,7 +40,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (typeof error.status === "number" && error.status >= 400 && error.status < 500) {
-      res.status(error.status).json({ message: error.message });
+      // Express' own 4xx errors (e.g. "Failed to decode param '…'") quote the request.
+      res.status(error.status).json({ message: error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message });
       return;
     }
     (req.log ?? logger).error({ err: error }, "unexpected error");
@@ -49,5 +50,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 export const notFound: RequestHandler = (req, res) => {
-  res.status(404).json({ message: `No route for ${req.method} ${req.path}; see /docs for the API` });
+  const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
+  res.status(404).json({ message: `No route for ${req.method} ${path}; see /docs for the API` });
 };

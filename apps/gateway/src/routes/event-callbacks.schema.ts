@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { uuid } from "../http-schemas";
 
 export const EVENT_TYPES = ["TransactionStatusChange", "WalletBalanceLow"] as const;
 
@@ -29,9 +30,25 @@ export const eventCallbackResponse = z
   })
   .meta({ id: "EventCallback" });
 
+export const eventCallbackListItem = z
+  .object({
+    callbackURL: z.string(),
+    eventType: z.enum(EVENT_TYPES),
+    id: z.uuid(),
+    projectId: z.uuid(),
+    disabled: z.boolean(),
+    disabledReason: z.string().nullable(),
+    stats: z.array(statsEntry),
+  })
+  .meta({ id: "EventCallbackListItem" });
+
+export const eventCallbackRotated = eventCallbackListItem.omit({ stats: true }).extend({ secret: z.string() }).meta({ id: "EventCallbackRotated" });
+
+export const eventCallbackDeleted = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: "EventCallbackDeleted" });
+
 export const eventCallbackParams = z.object({
-  projectId: z.uuid({ error: "projectId in the path must be a UUID" }),
-  eventCallbackId: z.uuid({ error: "eventCallbackId in the path must be a UUID" }),
+  projectId: uuid("projectId in the path must be a UUID"),
+  eventCallbackId: uuid("eventCallbackId in the path must be a UUID"),
 });
 
 export type EventCallbackRequest = z.output<typeof eventCallbackRequest>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { evmAddress } from "../http-schemas";
+import { evmAddress, uuid } from "../http-schemas";
 
 /** Longest message accepted for signing, in UTF-16 code units (as JSON strings count). */
 export const MAX_MESSAGE_LENGTH = 65_536;
@@ -12,8 +12,7 @@ export const personalSignRequest = z
       .max(MAX_MESSAGE_LENGTH, `message must be at most ${MAX_MESSAGE_LENGTH} characters`)
       .refine((m) => m.isWellFormed(), "message must be valid Unicode text (it contains a lone surrogate)")
       .meta({ description: "Signed as EIP-191 personal_sign over its UTF-8 bytes, exactly as given" }),
-    signatureId: z
-      .uuid({ error: "signatureId must be a UUID" })
+    signatureId: uuid("signatureId must be a UUID")
       .optional()
       .meta({ description: "Your id for this request; generated when omitted. Reusing it returns the stored signature." }),
   })
@@ -42,8 +41,8 @@ export const signatureRecordResponse = z
   .meta({ id: "SignatureRecord" });
 
 export const signatureIdParams = z.object({
-  projectId: z.uuid({ error: "projectId in the path must be a UUID" }),
-  signatureId: z.uuid({ error: "signatureId in the path must be a UUID" }),
+  projectId: uuid("projectId in the path must be a UUID"),
+  signatureId: uuid("signatureId in the path must be a UUID"),
 });
 
 export type PersonalSignRequest = z.output<typeof personalSignRequest>;

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { evmAddress } from "../http-schemas";
+import { evmAddress, uuid } from "../http-schemas";
 
 export const sendTransactionRequest = z
   .strictObject({
-    projectId: z.uuid({ error: "projectId must be a UUID" }).meta({ description: "Project the request is sent from" }),
+    projectId: uuid("projectId must be a UUID").meta({ description: "Project the request is sent from" }),
     contractAddress: evmAddress("contractAddress"),
     chainId: z
       .number({ error: "chainId must be an integer" })
@@ -15,7 +15,7 @@ export const sendTransactionRequest = z
       .string({ error: "functionSignature must be a string" })
       .min(1, "functionSignature must not be empty")
       .meta({ description: "Human-readable signature, `function` keyword optional; tuples with named components", example: "transfer(address to, uint256 amount)" }),
-    requestId: z.uuid().optional().meta({ description: "Your id for the request; returned as transactionId. Reuse answers 409." }),
+    requestId: uuid("requestId must be a UUID").optional().meta({ description: "Your id for the request; returned as transactionId. Reuse answers 409." }),
     args: z
       .record(z.string(), z.unknown(), { error: "args must be an object keyed by argument name or index" })
       .optional()
@@ -30,8 +30,8 @@ export const duplicateTransactionBody = z
   .meta({ id: "DuplicateTransactionError" });
 
 export const transactionParams = z.object({
-  projectId: z.uuid({ error: "projectId in the path must be a UUID" }),
-  transactionId: z.uuid({ error: "transactionId in the path must be a UUID" }),
+  projectId: uuid("projectId in the path must be a UUID"),
+  transactionId: uuid("transactionId in the path must be a UUID"),
 });
 
 export const transactionRecordResponse = z

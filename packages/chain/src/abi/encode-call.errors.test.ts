@@ -109,6 +109,7 @@ describe("encodeCall errors name the offending field", () => {
     }
     for (const text of [1, null, ["a"], { a: 1 }]) expectError(f, { ...ok, text }, /^args\.text must be a string; got /);
     expectError(f, { ...ok, text: "a\ud800b" }, "args.text must be a string of valid Unicode");
+    expectError(f, { ...ok, text: "a\u0000b" }, "args.text must not contain the NUL character (\\u0000)");
   });
 
   it("describes long values without echoing them", () => {

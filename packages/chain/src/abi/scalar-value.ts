@@ -24,6 +24,8 @@ export function convertScalar(type: string, value: unknown, path: string): strin
       if (typeof value !== "string") throw badRequest(`${path} must be a string${got()}`);
       // A lone surrogate has no UTF-8 encoding; ethers would throw mid-encode.
       if (!value.isWellFormed()) throw badRequest(`${path} must be a string of valid Unicode (it has a lone surrogate)`);
+      // The normalized arguments are stored as Postgres jsonb, which cannot hold U+0000.
+      if (value.includes("\u0000")) throw badRequest(`${path} must not contain the NUL character (\\u0000)`);
       return value;
     case "bytes":
       if (typeof value !== "string" || !HEX_BYTES.test(value)) {

@@ -1,0 +1,212 @@
+import fc from "fast-check";
+import type { OutgoingHttpHeaders } from "node:http";
+import {
+  authorization,
+  bodyText,
+  encodeBody,
+  extraHeaders,
+  hostileString,
+  hostileValue,
+  idSegment,
+  mutatedObject,
+  transport,
+  type Auth,
+  type AuthKind,
+} from "./arbitraries";
+
+/** What the hostile-input test sets up: two projects with records, and a configured chain. */
+export interface World {
+  chainId: number;
+  own: { projectId: string; apiKey: string; wallet: string; signatureIds: string[]; transactionIds: string[]; callbackIds: string[] };
+  other: { projectId: string; apiKey: string; wallet: string; signatureIds: string[]; transactionIds: string[]; callbackIds: string[] };
+}
+
+export interface Case {
+  method: string;
+  path: string;
+  headers: OutgoingHttpHeaders;
+  body?: Buffer;
+  auth: AuthKind | "n/a";
+}
+
+export interface Endpoint {
+  name: string;
+  runs: number;
+  /** Statuses the contract, DESIGN.md and docs/decisions.md allow this endpoint to answer. */
+  allowed: number[];
+  /** Its entry in /openapi.json, for API routes. */
+  documented?: { method: string; path: string };
+  cases: fc.Arbitrary<Case>;
+}
+
+/** Statuses any endpoint may answer for reasons of transport, not of the endpoint itself. */
+const TRANSPORT = [413, 415, 431];
+const AUTHENTICATED = [401, 403, 429];
+
+const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString("hex")}`);
+const badAddress = fc.oneof(
+  fc.constantFrom("0x", "0x12", "0xZZ", "70997970C51812dc3A010C7d01b50e0d17dc79C8", "0x70997970c51812dc3a010c7d01b50e0d17dc79c8aa", "vitalik.eth", "0x70997970C51812DC3A010C7D01B50E0D17DC79c8"),
+  hostileString,
+);
+const badUuid = fc.oneof(
+  fc.constantFrom("", "123", "not-a-uuid", "00000000-0000-0000-0000-000000000000", "{00000000-0000-4000-8000-000000000000}", "00000000000040008000000000000000", "g0000000-0000-4000-8000-000000000000"),
+  fc.uuid().map((u) => u.toUpperCase()),
+  fc.uuid().map((u) => ` ${u}`),
+  hostileString,
+);
+
+/** The signer address in the forms clients send it: checksummed, lower case, upper-case hex. */
+const signerForms = (wallet: string) => fc.constantFrom(wallet, wallet.toLowerCase(), `0x${wallet.slice(2).toUpperCase()}`);
+
+/** Functions whose arguments the generator knows, so many requests are valid up to one field. */
+const FUNCTIONS: { signature: string; args: fc.Arbitrary<Record<string, unknown>> }[] = [
+  { signature: "ping()", args: fc.constant({}) },
+  { signature: "function setNote(string note)", args: fc.record({ note: hostileString }) },
+  {
+    signature: "transfer(address to, uint256 amount)",
+    args: fc.record({
+      to: fc.oneof(address, badAddress),
+      amount: fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 256n }).map(String), fc.integer(), fc.double(), fc.constantFrom("-1", "1e3", "0x10", " 1", "")),
+    }),
+  },
+  {
+    signature: "setOrder((uint256 id, bytes32 tag) order, uint8[] flags)",
+    args: fc.record({
+      order: fc.oneof(fc.record({ id: fc.nat().map(String), tag: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => `0x${Buffer.from(b).toString("hex")}`) }), hostileValue),
+      flags: fc.oneof(fc.array(fc.integer({ min: -1, max: 256 }), { maxLength: 5 }), hostileValue),
+    }),
+  },
+  { signature: "f(bytes data, bool on, int8 d)", args: fc.record({ data: fc.oneof(fc.constantFrom("0x", "0x00ff", "0x0"), hostileString), on: fc.oneof(fc.boolean(), hostileValue), d: fc.integer({ min: -200, max: 200 }) }) },
+];
+
+const badSignature = fc.oneof(
+  fc.constantFrom("", "f(", "f(uint256", "f(uint257 a)", "f(tuple a)", "event E()", "f(uint256[99999999999] a)", `f(${"(".repeat(40)}uint256${")".repeat(40)})`, "constructor()", "f(address payable a)"),
+  hostileString,
+);
+
+interface RouteShape {
+  name: string;
+  runs: number;
+  method: string;
+  allowed: number[];
+  path: fc.Arbitrary<string>;
+  /** The body's object and the names of its fields; none for routes without a body. */
+  body?: { objects: fc.Arbitrary<unknown>; fields: string[] };
+  authenticated: boolean;
+  documented?: string;
+}
+
+/** A route's cases: its path, maybe a body (also sent to routes that take none), transport and auth. */
+function endpoint(world: World, shape: RouteShape): Endpoint {
+  const body = shape.body ? bodyText(shape.body.objects, shape.body.fields) : fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: bodyText(hostileValue, ["x"]) });
+  const auth = shape.authenticated ? authorization({ own: world.own.apiKey, other: world.other.apiKey }) : fc.constant<Auth>({ kind: "none" });
+  // One case in four is well-formed HTTP with the project's key, so the fields' own mutations decide.
+  const clean = fc.record({ path: shape.path, body: shape.body ? shape.body.objects.map((o) => JSON.stringify(o)) : fc.constant(undefined) }).map(({ path, body }) =>
+    withSummary({
+      method: shape.method,
+      path,
+      headers: { authorization: `Bearer ${world.own.apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : Buffer.from(body, "utf8"),
+      auth: shape.authenticated ? "own" : "n/a",
+    }),
+  );
+  const hostile = fc.record({ path: shape.path, query, body, transport, auth, extra: extraHeaders }).map(({ path, query: q, body, transport: t, auth: a, extra }): Case => {
+    // An array sends the header twice, which OutgoingHttpHeaders does not type for Authorization.
+    const headers: Record<string, string | string[]> = { ...extra };
+    if (a.value !== undefined) headers.authorization = a.value;
+    let bytes: Buffer | undefined;
+    // A request whose headers are too large is refused before its body is read: send none.
+    if (body !== undefined && !("x-pad" in extra)) {
+      const encoded = encodeBody(body, t);
+      Object.assign(headers, encoded.headers);
+      bytes = encoded.body;
+    }
+    return withSummary({ method: shape.method, path: path.includes("?") ? path : path + q, headers, body: bytes, auth: shape.authenticated ? a.kind : "n/a" });
+  });
+  const cases = fc.oneof({ weight: 1, arbitrary: clean }, { weight: 3, arbitrary: hostile });
+  const documented = shape.documented ? { method: shape.method.toLowerCase(), path: shape.documented } : undefined;
+  return { name: shape.name, runs: shape.runs, allowed: [...shape.allowed, ...TRANSPORT, ...(shape.authenticated ? AUTHENTICATED : [])], documented, cases };
+}
+
+/** fast-check prints a counterexample with this instead of 40 KB of padding. */
+export function withSummary(c: Case): Case {
+  const cut = (text: string) => (text.length > 200 ? `${text.slice(0, 120)}…(${text.length} chars)` : text);
+  const summary = () =>
+    `${c.method} ${cut(c.path)} auth=${c.auth} headers=${cut(JSON.stringify(Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, cut(String(v))]))))} body=${c.body === undefined ? "none" : cut(JSON.stringify(c.body.toString("utf8")))}`;
+  return Object.defineProperty(c, fc.toStringMethod, { value: summary, enumerable: false });
+}
+
+/** Query strings no route reads, which Express 5's parser must still survive. */
+const query = fc.oneof(
+  { weight: 8, arbitrary: fc.constant("") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("?a=%", "?%zz=1", "?__proto__[admin]=1&constructor[prototype][x]=1", "?a[b][c][d][e][f]=1&a=2&a[]=3", "?projectId=00000000-0000-4000-8000-000000000000", `?${"a=1&".repeat(2_000)}`, "?=&=&&", "?a=%00%ED%A0%80"),
+  },
+);
+
+const pick = (ids: string[]) => fc.constantFrom(...ids);
+
+/** Every route of the gateway, and the number of cases each gets (10 300 in all). */
+export function endpoints(world: World): Endpoint[] {
+  const { own, other } = world;
+  const project = idSegment(fc.constantFrom(own.projectId, own.projectId, other.projectId));
+  const anyOf = (mine: string[], theirs: string[]) => idSegment(fc.oneof({ weight: 4, arbitrary: pick(mine) }, { weight: 1, arbitrary: pick(theirs) }));
+
+  const personalSign = mutatedObject({
+    signerAddress: { valid: signerForms(own.wallet), bad: fc.oneof(fc.constant(other.wallet), address, badAddress) },
+    message: { valid: hostileString, bad: fc.constantFrom("x".repeat(65_536), "x".repeat(65_537)) },
+    signatureId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined)), bad: fc.oneof(badUuid, pick([...own.signatureIds, ...other.signatureIds])) },
+  });
+  const sendTransaction = fc.constantFrom(...FUNCTIONS).chain((fn) =>
+    mutatedObject({
+      projectId: { valid: fc.constantFrom(own.projectId, own.projectId.toUpperCase()), bad: fc.oneof(fc.constant(other.projectId), fc.uuid(), badUuid) },
+      contractAddress: { valid: address, bad: badAddress },
+      chainId: { valid: fc.constant(world.chainId), bad: fc.oneof(fc.constantFrom(1, 0, -1, 1.5, 2 ** 53, 2 ** 63, "31901", null), fc.integer()) },
+      functionSignature: { valid: fc.constant(fn.signature), bad: badSignature },
+      args: { valid: fn.args, bad: fc.oneof(fc.array(hostileValue, { maxLength: 3 }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })) },
+      requestId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined)), bad: fc.oneof(badUuid, pick([...own.transactionIds, ...other.transactionIds])) },
+    }),
+  );
+  const eventCallback = mutatedObject({
+    callbackURL: {
+      valid: fc.oneof(fc.webUrl(), fc.constantFrom("https://example.com/hook", "http://127.0.0.1:9/hook")),
+      bad: fc.oneof(fc.constantFrom("ftp://x/", "https://u:p@example.com/", "javascript:alert(1)", "http://[::1", "//example.com", `https://example.com/${"a".repeat(3_000)}`, "file:///etc/passwd"), hostileString),
+    },
+    eventType: { valid: fc.constantFrom("TransactionStatusChange", "WalletBalanceLow"), bad: fc.oneof(fc.constantFrom("transactionstatuschange", "Other", ""), hostileString) },
+  });
+
+  const shapes: RouteShape[] = [
+    { name: "POST personalSign", runs: 2_000, method: "POST", documented: "/wallet/project/{projectId}/personalSign", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
+    { name: "GET signature", runs: 700, method: "GET", documented: "/wallet/project/{projectId}/signatures/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signatures/${s}`) },
+    { name: "POST sendTransaction", runs: 2_500, method: "POST", documented: "/transact/sendTransaction", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId"] } },
+    { name: "GET transaction", runs: 700, method: "GET", documented: "/transact/project/{projectId}/transactions/{transactionId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/transact/project/${p}/transactions/${t}`) },
+    { name: "POST eventCallback", runs: 1_200, method: "POST", documented: "/webhook/project/{projectId}/eventCallback", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallback`), body: { objects: eventCallback, fields: ["callbackURL", "eventType"] } },
+    { name: "GET eventCallbacks", runs: 400, method: "GET", documented: "/webhook/project/{projectId}/eventCallbacks", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallbacks`) },
+    { name: "DELETE eventCallback", runs: 400, method: "DELETE", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}`) },
+    { name: "POST rotateSecret", runs: 400, method: "POST", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}/rotateSecret", allowed: [200, 400, 404, 409], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}/rotateSecret`) },
+    { name: "GET /health, /ready, /openapi.json", runs: 600, method: "GET", allowed: [200, 400], authenticated: false, path: fc.constantFrom("/health", "/ready", "/openapi.json", "/health?x=%", "/ready?a[b][c]=1&a=2&__proto__[x]=1", "/openapi.json?" + "q=1&".repeat(500)) },
+    {
+      name: "unknown routes and path abuse",
+      runs: 1_400,
+      method: "POST",
+      allowed: [400, 404],
+      authenticated: true,
+      path: fc
+        .tuple(fc.constantFrom("", "/wallet", "/transact", "/webhook", "/wallet/project", "/webhook/project", "/health", "/x"), fc.array(idSegment(fc.constantFrom(own.projectId, "personalSign", "eventCallback", "signatures")), { maxLength: 4 }), fc.constantFrom("", "/", "//", "?a=%", "#x"))
+        .map(([head, segments, tail]) => `${head}/${segments.join("/")}${tail}`)
+        .filter((p) => !/^\/(health|ready|openapi\.json)\/?(\?|#|$)/i.test(p) && !/^\/wallet\/project\/[^/]+\/personalSign\/?$/i.test(p) && !/^\/webhook\/project\/[^/]+\/(eventCallbacks?|eventCallback\/[^/]+(\/rotateSecret)?)\/?$/i.test(p)),
+    },
+  ];
+  return shapes.map((s) => endpoint(world, s)).flatMap((e) =>
+    e.name === "unknown routes and path abuse"
+      ? ["GET", "POST", "PUT", "PATCH", "DELETE"].map((method) => ({
+          ...e,
+          name: `${e.name} (${method})`,
+          runs: 280,
+          // Only these prefixes require a key; elsewhere an unknown route is a 404 for anyone.
+          cases: e.cases.map((c) => withSummary({ ...c, method, auth: /^\/(wallet|transact|webhook)(\/|\?|#|$)/i.test(c.path) ? c.auth : "n/a" })),
+        }))
+      : [e],
+  );
+}
