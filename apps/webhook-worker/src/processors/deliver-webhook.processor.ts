@@ -55,8 +55,10 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
       return { status: "DELIVERED" };
     }
     if (result.status === 410) {
-      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: 410, data, next: { status: "ABANDONED" } });
+      // Disable first: that abandons every PENDING delivery to it in one statement. Marking this one
+      // ABANDONED first would release a younger delivery it holds back, which could still be sent.
       await deps.callbacks.disable(registration.id, "the receiver answered 410 Gone");
+      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: 410, data, next: { status: "ABANDONED" } });
       logger.warn(fields, "receiver answered 410: registration disabled");
       return { status: "ABANDONED" };
     }
