@@ -43,10 +43,12 @@ describe("jsonBody", () => {
       const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: text });
       return { status: res.status, body: (await res.json()) as { message?: string; got?: unknown } };
     };
-    for (const text of ['{"__proto__":{"admin":true}}', '{"args":{"__proto__":{"a":1},"a":"1"}}', '[{"x":[{"__proto__":null}]}]']) {
+    const escaped = '{"args":{"\\u005f_pr\\u006fto__":{"a":1}}}'; // JSON escapes spelling __proto__
+    for (const text of ['{"__proto__":{"admin":true}}', '{"args":{"__proto__":{"a":1},"a":"1"}}', '[{"x":[{"__proto__":null}]}]', escaped]) {
       expect(await post(text)).toEqual({ status: 400, body: { message: 'Request body has a field named "__proto__", which is not accepted anywhere in a request' } });
     }
     expect(await post('{"constructor":{"prototype":{"a":1}}}')).toEqual({ status: 200, body: { got: { constructor: { prototype: { a: 1 } } } } });
+    expect(await post('{"a":"\\u00e9 __proto__"}')).toEqual({ status: 200, body: { got: { a: "é __proto__" } } });
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 

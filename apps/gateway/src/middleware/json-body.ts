@@ -8,10 +8,21 @@ const PROTO_KEY = 'Request body has a field named "__proto__", which is not acce
  * records such as `args`) drops it silently or sets a prototype. No field of this API has that
  * name, so it is refused wherever it appears.
  */
-function refuseProtoKey(key: string, value: unknown): unknown {
-  if (key === "__proto__") throw new SyntaxError(PROTO_KEY);
-  return value;
+function hasProtoKey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasProtoKey);
+  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
+  return Object.values(value).some(hasProtoKey);
 }
+
+/**
+ * Only a body whose raw bytes hold "__proto__", or a \u escape that could spell it, can have such
+ * a key: the others are not walked (a reviver on every value cost 5 % of the gateway's CPU).
+ */
+const SUSPECT = Symbol("body may hold a __proto__ key");
+const markSuspect = (req: object, _res: unknown, raw: Buffer) => {
+  if (raw.includes("__proto__") || raw.includes("\\u")) (req as Record<symbol, boolean>)[SUSPECT] = true;
+};
 
 /**
  * JSON request bodies up to `limitBytes`, plain or compressed (gzip, deflate, br), without
@@ -21,11 +32,11 @@ function refuseProtoKey(key: string, value: unknown): unknown {
  * 400 saying what is wrong.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
-  const parse = express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false, reviver: refuseProtoKey });
+  const parse = express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false, verify: markSuspect });
   return (req, res, next) => {
     parse(req, res, (err?: unknown) => {
       const error = err as { type?: unknown; status?: unknown; message?: unknown } | undefined;
-      if (error?.type === "entity.parse.failed" && error.message === PROTO_KEY) {
+      if (!error && (req as unknown as Record<symbol, boolean>)[SUSPECT] && hasProtoKey(req.body)) {
         next(new AppError("BAD_REQUEST", PROTO_KEY));
         return;
       }
