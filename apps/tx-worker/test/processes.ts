@@ -12,7 +12,12 @@ import type { Kek } from "@relay/custody";
  */
 
 const ROOT = resolve(__dirname, "../../..");
-const ENTRIES = { gateway: "apps/gateway/src/main.ts", "tx-worker": "apps/tx-worker/src/main.ts" } as const;
+const ENTRIES = {
+  gateway: "apps/gateway/src/main.ts",
+  "tx-worker": "apps/tx-worker/src/main.ts",
+  "signing-worker": "apps/signing-worker/src/main.ts",
+  "webhook-worker": "apps/webhook-worker/src/main.ts",
+} as const;
 const START_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 10_000;
 const TAIL_LINES = 40;
@@ -48,6 +53,8 @@ export interface ProcessGroupSettings {
   /** The KEK the test sealed its wallets with; given to tx-workers only. */
   kek: Kek;
   redisUrl?: string;
+  /** Seals webhook secrets; the gateway and webhook-workers of a group share it (default: random per group). */
+  webhookKey?: Buffer;
 }
 
 // Children must not outlive the test process, even when afterAll never runs (interrupted run).
@@ -58,6 +65,12 @@ const killLive = () => {
 
 export function createProcessGroup(settings: ProcessGroupSettings) {
   const started: AppProcess[] = [];
+  const webhookKey = settings.webhookKey ?? randomBytes(32);
+  const kekEnv = (): Record<string, string> => {
+    const key = settings.kek.keys.get(settings.kek.activeKeyId);
+    if (!key) throw new Error(`the KEK has no key ${settings.kek.activeKeyId}`);
+    return { KEY_ENCRYPTION_KEY: key.toString("base64"), KEY_ENCRYPTION_KEY_ID: settings.kek.activeKeyId };
+  };
 
   const commonEnv = (logLevel: string): Record<string, string> => {
     const env: Record<string, string> = {
@@ -158,13 +171,16 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
 
   return {
     /** The gateway on a free port, once GET /ready answers 200 (Postgres and Redis reachable). */
-    startGateway: async (options: { logLevel?: string } = {}): Promise<{ url: string; process: AppProcess }> => {
-      const port = await freePort();
+    startGateway: async (
+      options: { logLevel?: string; env?: Record<string, string>; port?: number } = {},
+    ): Promise<{ url: string; process: AppProcess }> => {
+      const port = options.port ?? (await freePort());
       const proc = launch("gateway", "gateway", {
         ...commonEnv(options.logLevel ?? "warn"),
         HOST: "127.0.0.1",
         PORT: String(port),
-        WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+        WEBHOOK_SECRET_KEY: webhookKey.toString("base64"),
+        ...options.env,
       });
       const url = `http://127.0.0.1:${port}`;
       const deadline = Date.now() + START_TIMEOUT_MS;
@@ -183,15 +199,30 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
      * (TX_CONCURRENCY, TX_JOB_LOCK_MS, …).
      */
     startTxWorker: async (name: string, options: { logLevel?: string; env?: Record<string, string> } = {}): Promise<AppProcess> => {
-      const key = settings.kek.keys.get(settings.kek.activeKeyId);
-      if (!key) throw new Error(`the KEK has no key ${settings.kek.activeKeyId}`);
-      const proc = launch(name, "tx-worker", {
+      const proc = launch(name, "tx-worker", { ...commonEnv(options.logLevel ?? "info"), ...kekEnv(), ...options.env });
+      await proc.waitForLog((line) => line.msg === "tx worker started");
+      return proc;
+    },
+
+    /** A signing-worker, once it has logged "signing worker started"; it holds the group's KEK. */
+    startSigningWorker: async (name: string, options: { logLevel?: string; env?: Record<string, string> } = {}): Promise<AppProcess> => {
+      const proc = launch(name, "signing-worker", { ...commonEnv(options.logLevel ?? "info"), ...kekEnv(), ...options.env });
+      await proc.waitForLog((line) => line.msg === "signing worker started");
+      return proc;
+    },
+
+    /**
+     * A webhook-worker, once it has logged "webhook worker started". It opens secrets with the
+     * group's webhook key (the gateway's) and may call loopback receivers (WEBHOOK_ALLOW_PRIVATE).
+     */
+    startWebhookWorker: async (name: string, options: { logLevel?: string; env?: Record<string, string> } = {}): Promise<AppProcess> => {
+      const proc = launch(name, "webhook-worker", {
         ...commonEnv(options.logLevel ?? "info"),
-        KEY_ENCRYPTION_KEY: key.toString("base64"),
-        KEY_ENCRYPTION_KEY_ID: settings.kek.activeKeyId,
+        WEBHOOK_SECRET_KEY: webhookKey.toString("base64"),
+        WEBHOOK_ALLOW_PRIVATE: "true",
         ...options.env,
       });
-      await proc.waitForLog((line) => line.msg === "tx worker started");
+      await proc.waitForLog((line) => line.msg === "webhook worker started");
       return proc;
     },
 
@@ -205,7 +236,7 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
 export type ProcessGroup = ReturnType<typeof createProcessGroup>;
 
 /** A TCP port that was free a moment ago (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
