@@ -20,6 +20,8 @@ export interface WebhookWorkerDeps {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** How long a delivery stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
+  jobLockMs?: number;
   now?: () => number;
 }
 
@@ -33,7 +35,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     connectTimeoutMs: deps.connectTimeoutMs,
     totalTimeoutMs: deps.totalTimeoutMs,
   });
-  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger };
+  const settings = { connection: deps.redis, prefix: deps.queuePrefix, logger: deps.logger, lockDurationMs: deps.jobLockMs };
   const group = workerGroup([
     createTypedWorker(
       "deliverWebhook",

@@ -18,7 +18,7 @@ type Pool = ReturnType<typeof createPool>;
  * with the same webhook-id.
  */
 
-jest.setTimeout(150_000);
+jest.setTimeout(90_000);
 
 const ROOT = resolve(__dirname, "../../..");
 const live = new Set<ChildProcess>();
@@ -130,6 +130,8 @@ describe("webhook-worker killed mid-delivery", () => {
       WEBHOOK_SECRET_KEY_ID: "k1",
       WEBHOOK_ALLOW_PRIVATE: "true",
       WEBHOOK_RETRY_SCHEDULE: "200ms,200ms,200ms,200ms,200ms",
+      // The dead worker's job comes back once its lock expires and a stalled check sees it.
+      WEBHOOK_JOB_LOCK_MS: "2000",
     };
     for (const name of ["PATH", "HOME", "TMPDIR"]) if (process.env[name] !== undefined) env[name] = process.env[name]!;
 
@@ -143,8 +145,8 @@ describe("webhook-worker killed mid-delivery", () => {
 
     const second = startWorker(env);
     await second.started;
-    // The dead worker's job comes back once its lock expires (BullMQ's default 30 s, then the stalled check).
-    await until(() => received.length >= 2, 120_000, "the delivery after the restart");
+    // The dead worker's job comes back once its lock expires (WEBHOOK_JOB_LOCK_MS), then the stalled check.
+    await until(() => received.length >= 2, 60_000, "the delivery after the restart");
     await until(
       async () => (await pool.query(`SELECT status FROM webhook_delivery WHERE event_id = $1`, [eventId])).rows[0]?.status === "DELIVERED",
       10_000,

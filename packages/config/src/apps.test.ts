@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerConfig } from "./index";
+import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerConfig, loadWebhookWorkerConfig } from "./index";
 
 describe("configuration", () => {
   it("has defaults that make the quick start work", () => {
@@ -31,6 +31,13 @@ describe("configuration", () => {
     expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).jobLockMs).toBe(30_000);
     expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "3000" }).jobLockMs).toBe(3000);
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "500" })).toThrow(/TX_JOB_LOCK_MS \("500"\): must be at least 1000 ms/);
+  });
+
+  it("takes a webhook-worker job lock duration of at least a second, BullMQ's 30 s by default", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).jobLockMs).toBe(30_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "2000" }).jobLockMs).toBe(2000);
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "999" })).toThrow(/WEBHOOK_JOB_LOCK_MS \("999"\): must be at least 1000 ms/);
   });
 
   it("loads the active key and previous keys for rotation", () => {

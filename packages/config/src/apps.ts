@@ -79,6 +79,9 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
   });
 }
 
+/** BullMQ's lockDuration (and stalled-check interval) of a worker's jobs; its default 30 s. */
+const jobLockMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000);
+
 const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
 
 const webhookWorkerSchema = z.object({
@@ -93,6 +96,8 @@ const webhookWorkerSchema = z.object({
     .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
   WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
+  /** Like TX_JOB_LOCK_MS: how long a delivery stays locked to a replica that died. */
+  WEBHOOK_JOB_LOCK_MS: jobLockMs,
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
@@ -102,6 +107,7 @@ export interface WebhookWorkerConfig extends CommonConfig {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  jobLockMs: number;
 }
 
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
@@ -114,6 +120,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
+    jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
   });
 }
 
@@ -143,7 +150,7 @@ const txWorkerSchema = z.object({
    * How long a transaction job stays locked to a replica that stops renewing the lock (it died):
    * another replica takes the job over after one to three times this. Default: BullMQ's own.
    */
-  TX_JOB_LOCK_MS: z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000),
+  TX_JOB_LOCK_MS: jobLockMs,
 });
 
 export interface TxWorkerConfig extends CommonConfig {
