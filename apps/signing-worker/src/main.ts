@@ -2,7 +2,7 @@ import { loadSigningWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
-import { createProducer, createRedis } from "@relay/queue";
+import { createProducer, createRedis, keepScheduled } from "@relay/queue";
 import { createSigningWorker, scheduleSigningJobs } from "./worker";
 
 async function main() {
@@ -24,15 +24,16 @@ async function main() {
   });
   await worker.ready();
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
-  await scheduleSigningJobs(producer);
-  await producer.close();
+  const schedules = await keepScheduled({ redis, logger, schedule: () => scheduleSigningJobs(producer) });
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "signing worker started");
 
   return {
     logger,
     // close() waits for active jobs; anything not started stays in Redis for another replica.
     stop: async () => {
+      schedules.stop();
       await worker.close();
+      await producer.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },
   };

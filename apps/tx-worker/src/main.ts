@@ -2,7 +2,7 @@ import { loadTxWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
-import { createRedis } from "@relay/queue";
+import { createRedis, keepScheduled } from "@relay/queue";
 import { createTxWorker } from "./worker";
 
 async function main() {
@@ -24,14 +24,21 @@ async function main() {
     jobLockMs: config.jobLockMs,
   });
   await worker.ready();
-  await worker.producer.schedule("reconcileTransactions");
-  await worker.producer.schedule("checkBalances");
+  const schedules = await keepScheduled({
+    redis,
+    logger,
+    schedule: async () => {
+      await worker.producer.schedule("reconcileTransactions");
+      await worker.producer.schedule("checkBalances");
+    },
+  });
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "tx worker started");
 
   return {
     logger,
     // close() waits for active jobs; anything not started stays in Redis for another replica.
     stop: async () => {
+      schedules.stop();
       await worker.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },

@@ -1,7 +1,7 @@
 import { loadWebhookWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
 import { createDatabase, createPool } from "@relay/db";
-import { createRedis } from "@relay/queue";
+import { createRedis, keepScheduled } from "@relay/queue";
 import { createWebhookWorker } from "./worker";
 
 async function main() {
@@ -13,11 +13,12 @@ async function main() {
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   const worker = createWebhookWorker({ ...config, db, sql: pool, redis, logger, keyring: config.webhookKeyring });
   await worker.ready();
-  await worker.schedule();
+  const schedules = await keepScheduled({ redis, logger, schedule: worker.schedule });
   logger.info({ concurrency: config.concurrency, allowPrivateNetworks: config.allowPrivateNetworks }, "webhook worker started");
   return {
     logger,
     stop: async () => {
+      schedules.stop();
       await worker.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },

@@ -7,3 +7,5 @@ export type { Job } from "bullmq";
 export type { Producer, QueueSettings, ResultWaiter } from "./producer";
 export { createTypedWorker, RunAgain, runAgainIn, workerGroup } from "./worker";
 export type { Processor, WorkerGroup, WorkerSettings } from "./worker";
+export { keepScheduled } from "./schedules";
+export type { KeepScheduledDeps } from "./schedules";
