@@ -22,6 +22,7 @@ async function main() {
     concurrency: config.concurrency,
     rpcTimeoutMs: config.rpcTimeoutMs,
     jobLockMs: config.jobLockMs,
+    reconcileAfterMs: config.reconcileAfterMs,
   });
   await worker.ready();
   const schedules = await keepScheduled({

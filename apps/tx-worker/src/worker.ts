@@ -27,6 +27,8 @@ export interface TxWorkerDeps {
   rpcTimeoutMs: number;
   /** How long a job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
   jobLockMs?: number;
+  /** An unfinished transaction untouched this long is checked for a live job (default one minute). */
+  reconcileAfterMs?: number;
   now?: () => number;
 }
 
@@ -55,7 +57,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     ),
     createTypedWorker(
       "reconcileTransactions",
-      createReconcileProcessor({ transactions, producer, idleAfterMs: 60_000, batch: 500, now }),
+      createReconcileProcessor({ transactions, producer, idleAfterMs: deps.reconcileAfterMs ?? 60_000, batch: 500, now }),
       { ...settings, concurrency: 1 },
     ),
   ]);

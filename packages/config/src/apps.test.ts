@@ -40,6 +40,16 @@ describe("configuration", () => {
     expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "999" })).toThrow(/WEBHOOK_JOB_LOCK_MS \("999"\): must be at least 1000 ms/);
   });
 
+  it("takes how long work stays quiet before a reconciler checks it, a minute by default", () => {
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).reconcileAfterMs).toBe(60_000);
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "5000" }).reconcileAfterMs).toBe(5000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).reconcileAfterMs).toBe(60_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_RECONCILE_AFTER_MS: "5000" }).reconcileAfterMs).toBe(5000);
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
+  });
+
   it("loads the active key and previous keys for rotation", () => {
     const active = randomBytes(32).toString("base64");
     const old = randomBytes(32).toString("base64");

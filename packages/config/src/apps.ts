@@ -82,6 +82,12 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
 /** BullMQ's lockDuration (and stalled-check interval) of a worker's jobs; its default 30 s. */
 const jobLockMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000);
 
+/**
+ * How long work stays quiet before a reconciler checks that it still has a live job. Only a check
+ * (a job that exists is left alone), so a short value costs Redis reads, not double work.
+ */
+const reconcileAfterMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(60_000);
+
 const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
 
 const webhookWorkerSchema = z.object({
@@ -98,6 +104,7 @@ const webhookWorkerSchema = z.object({
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
   /** Like TX_JOB_LOCK_MS: how long a delivery stays locked to a replica that died. */
   WEBHOOK_JOB_LOCK_MS: jobLockMs,
+  WEBHOOK_RECONCILE_AFTER_MS: reconcileAfterMs,
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
@@ -108,6 +115,8 @@ export interface WebhookWorkerConfig extends CommonConfig {
   connectTimeoutMs: number;
   totalTimeoutMs: number;
   jobLockMs: number;
+  /** A PENDING delivery overdue by this long is checked for a live job (and revived without one). */
+  reconcileAfterMs: number;
 }
 
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
@@ -121,6 +130,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
     jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
+    reconcileAfterMs: v.WEBHOOK_RECONCILE_AFTER_MS,
   });
 }
 
@@ -151,6 +161,7 @@ const txWorkerSchema = z.object({
    * another replica takes the job over after one to three times this. Default: BullMQ's own.
    */
   TX_JOB_LOCK_MS: jobLockMs,
+  TX_RECONCILE_AFTER_MS: reconcileAfterMs,
 });
 
 export interface TxWorkerConfig extends CommonConfig {
@@ -158,6 +169,8 @@ export interface TxWorkerConfig extends CommonConfig {
   concurrency: number;
   rpcTimeoutMs: number;
   jobLockMs: number;
+  /** An unfinished transaction untouched for this long is checked for a live job (and revived without one). */
+  reconcileAfterMs: number;
 }
 
 export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerConfig> {
@@ -168,6 +181,7 @@ export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerCon
     concurrency: v.TX_CONCURRENCY,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     jobLockMs: v.TX_JOB_LOCK_MS,
+    reconcileAfterMs: v.TX_RECONCILE_AFTER_MS,
   });
 }
 
