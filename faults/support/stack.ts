@@ -26,9 +26,14 @@ export type WorkerKind = "signing" | "tx" | "webhook";
  * look for lost work after 5 s of silence instead of a minute.
  */
 export const WORKER_ENV: Record<WorkerKind, Record<string, string>> = {
-  tx: { TX_CONCURRENCY: "8", TX_JOB_LOCK_MS: "2000", RPC_TIMEOUT_MS: "2000" },
+  tx: { TX_CONCURRENCY: "8", TX_JOB_LOCK_MS: "2000", RPC_TIMEOUT_MS: "2000", TX_RECONCILE_AFTER_MS: "5000" },
   signing: { SIGNING_CONCURRENCY: "8" },
-  webhook: { WEBHOOK_CONCURRENCY: "8", WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 40 }, () => "500ms").join(",") },
+  webhook: {
+    WEBHOOK_CONCURRENCY: "8",
+    WEBHOOK_JOB_LOCK_MS: "2000",
+    WEBHOOK_RECONCILE_AFTER_MS: "5000",
+    WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 40 }, () => "500ms").join(","),
+  },
 };
 export const GATEWAY_ENV = { SIGN_TIMEOUT_MS: "5000", RATE_LIMIT_PER_MINUTE: "100000" };
 
