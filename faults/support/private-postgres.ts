@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,10 +20,19 @@ export interface PrivatePostgres {
 
 const bin = (name: string) => (process.env.RELAY_FAULTS_PG_BIN ? join(process.env.RELAY_FAULTS_PG_BIN, name) : name);
 
+const commandFor = (name: string, args: string[]): [string, string[]] =>
+  process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", bin(name), ...args]] : [bin(name), args];
+
+/** Synchronous: only for the global setup and teardown, where nothing else runs. */
 function run(name: string, args: string[]): string {
-  const asRoot = process.getuid?.() === 0;
-  const [command, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", bin(name), ...args]] : [bin(name), args];
+  const [command, argv] = commandFor(name, args);
   return execFileSync(command, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Without blocking the event loop: for scenarios, whose load keeps running meanwhile. */
+async function runAsync(name: string, args: string[]): Promise<string> {
+  const [command, argv] = commandFor(name, args);
+  return (await promisify(execFile)(command, argv, { encoding: "utf8" })).stdout;
 }
 
 function ownedByPostgres(dir: string): void {
@@ -38,12 +48,16 @@ export function createPrivatePostgres(port: number): PrivatePostgres {
   const dataDir = join(root, "data");
   run("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const pg: PrivatePostgres = { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, dataDir, port };
-  startPostgres(pg);
+  run("pg_ctl", startArgs(pg));
   return pg;
 }
 
 /** Starts the cluster and waits until it accepts connections. */
-export function startPostgres(pg: Pick<PrivatePostgres, "dataDir" | "port">): void {
+export async function startPostgres(pg: Pick<PrivatePostgres, "dataDir" | "port">): Promise<void> {
+  await runAsync("pg_ctl", startArgs(pg));
+}
+
+function startArgs(pg: Pick<PrivatePostgres, "dataDir" | "port">): string[] {
   const options = [
     `-p ${pg.port}`,
     `-k ${join(pg.dataDir, "..")}`,
@@ -52,17 +66,25 @@ export function startPostgres(pg: Pick<PrivatePostgres, "dataDir" | "port">): vo
     "-c fsync=off",
     "-c max_connections=300",
   ].join(" ");
-  run("pg_ctl", ["-D", pg.dataDir, "-l", join(pg.dataDir, "..", "postgres.log"), "-o", options, "-w", "-t", "60", "start"]);
+  return ["-D", pg.dataDir, "-l", join(pg.dataDir, "..", "postgres.log"), "-o", options, "-w", "-t", "60", "start"];
 }
 
 /** `immediate`: every backend killed at once, recovery on the next start (a crash, for the apps). */
-export function stopPostgres(pg: Pick<PrivatePostgres, "dataDir">, mode: "fast" | "immediate" = "immediate"): void {
-  run("pg_ctl", ["-D", pg.dataDir, "-m", mode, "-w", "-t", "60", "stop"]);
+export async function stopPostgres(pg: Pick<PrivatePostgres, "dataDir">, mode: "fast" | "immediate" = "immediate"): Promise<void> {
+  await runAsync("pg_ctl", ["-D", pg.dataDir, "-m", mode, "-w", "-t", "60", "stop"]);
+}
+
+/** The cluster the global setup created, for the scenario that restarts it. */
+export function runPostgres(): Pick<PrivatePostgres, "dataDir" | "port"> {
+  const dataDir = process.env.RELAY_FAULTS_PG_DIR;
+  const port = Number(process.env.RELAY_FAULTS_PG_PORT);
+  if (!dataDir || !port) throw new Error("RELAY_FAULTS_PG_DIR is not set: run the fault suite with jest.faults.config.js");
+  return { dataDir, port };
 }
 
 export function destroyPrivatePostgres(pg: Pick<PrivatePostgres, "dataDir">): void {
   try {
-    stopPostgres(pg, "fast");
+    run("pg_ctl", ["-D", pg.dataDir, "-m", "fast", "-w", "-t", "60", "stop"]);
   } catch {
     // already stopped
   }
