@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 
 /**
  * A Postgres cluster of the fault suite's own, so a scenario may stop and restart it under load:
@@ -18,7 +18,17 @@ export interface PrivatePostgres {
   port: number;
 }
 
-const bin = (name: string) => (process.env.RELAY_FAULTS_PG_BIN ? join(process.env.RELAY_FAULTS_PG_BIN, name) : name);
+/** RELAY_FAULTS_PG_BIN, else PATH, else Debian's /usr/lib/postgresql/<newest>/bin. */
+function bin(name: string): string {
+  if (process.env.RELAY_FAULTS_PG_BIN) return join(process.env.RELAY_FAULTS_PG_BIN, name);
+  const onPath = (process.env.PATH ?? "").split(delimiter).some((dir) => dir && existsSync(join(dir, name)));
+  if (onPath) return name;
+  const debian = "/usr/lib/postgresql";
+  const versions = existsSync(debian) ? readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((v) => join(debian, v, "bin", name)).find((path) => existsSync(path));
+  if (!found) throw new Error(`${name} not found: install PostgreSQL's server binaries or set RELAY_FAULTS_PG_BIN`);
+  return found;
+}
 
 const commandFor = (name: string, args: string[]): [string, string[]] =>
   process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", bin(name), ...args]] : [bin(name), args];
