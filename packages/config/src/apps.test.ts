@@ -50,6 +50,13 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
+  it("bounds the gateway's wait for one Postgres answer, 10 s by default", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY }).databaseQueryTimeoutMs).toBe(10_000);
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "3000" }).databaseQueryTimeoutMs).toBe(3000);
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "0" })).toThrow(/DATABASE_QUERY_TIMEOUT_MS \("0"\): must be at least 100 ms/);
+  });
+
   it("loads the active key and previous keys for rotation", () => {
     const active = randomBytes(32).toString("base64");
     const old = randomBytes(32).toString("base64");

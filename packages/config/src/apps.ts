@@ -49,6 +49,8 @@ const gatewaySchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt(6000),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   TRUST_PROXY: z.string().default("loopback"),
+  /** A request never waits longer than this for one Postgres answer (a stalled server). */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int("must be a whole number").min(100, "must be at least 100 ms").default(10_000),
   ...webhookKeyFields,
 });
 
@@ -60,6 +62,7 @@ export interface GatewayConfig extends CommonConfig {
   rateLimitPerMinute: number;
   authCacheTtlMs: number;
   trustProxy: string;
+  databaseQueryTimeoutMs: number;
   /** Seals the webhook secrets the gateway creates (never the wallet KEK). */
   webhookKeyring: KeyEncryptionConfig;
 }
@@ -75,6 +78,7 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     trustProxy: v.TRUST_PROXY,
+    databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
     webhookKeyring: toWebhookKeyring(v),
   });
 }
