@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
@@ -99,4 +99,25 @@ export function destroyPrivatePostgres(pg: Pick<PrivatePostgres, "dataDir">): vo
     // already stopped
   }
   rmSync(join(pg.dataDir, ".."), { recursive: true, force: true });
+}
+
+/**
+ * SIGSTOP (freeze) or SIGCONT (thaw) the cluster's postmaster and every backend: a Postgres that
+ * still accepts TCP connections (the kernel's backlog) but answers nothing, like a stalled host.
+ */
+export async function signalPostgres(pg: Pick<PrivatePostgres, "dataDir">, signal: "SIGSTOP" | "SIGCONT"): Promise<void> {
+  const postmaster = Number(readFileSync(join(pg.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const children = await promisify(execFile)("pgrep", ["-P", String(postmaster)]).then(
+    (r) => r.stdout.split("\n").filter(Boolean).map(Number),
+    () => [] as number[],
+  );
+  // Children first when freezing (the postmaster cannot start new ones meanwhile), last when thawing.
+  const order = signal === "SIGSTOP" ? [...children, postmaster] : [postmaster, ...children];
+  for (const pid of order) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // a backend that ended meanwhile
+    }
+  }
 }

@@ -35,7 +35,7 @@ export const WORKER_ENV: Record<WorkerKind, Record<string, string>> = {
     WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 40 }, () => "500ms").join(","),
   },
 };
-export const GATEWAY_ENV = { SIGN_TIMEOUT_MS: "5000", RATE_LIMIT_PER_MINUTE: "100000" };
+export const GATEWAY_ENV = { SIGN_TIMEOUT_MS: "5000", RATE_LIMIT_PER_MINUTE: "100000", DATABASE_QUERY_TIMEOUT_MS: "3000" };
 
 export interface Stack {
   name: string;
