@@ -33,7 +33,11 @@ interface TxRow {
   attempts: number;
 }
 
-/** Polls until nothing of the project is in flight, or `timeoutMs` passes; returns whether it settled. */
+/**
+ * Polls until nothing of the project is in flight, or `timeoutMs` passes; returns whether it
+ * settled. A PENDING signature counts as in flight: the gateway removes the record of a sign that
+ * failed while Postgres was away in the background, a little after Postgres is back.
+ */
 export async function waitUntilSettled(stack: Stack, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -42,7 +46,8 @@ export async function waitUntilSettled(stack: Stack, timeoutMs: number): Promise
         `SELECT (SELECT count(*) FROM transaction WHERE project_id = $1 AND status NOT IN ('CONFIRMED','REVERTED','INVALID','FAILED'))
               + (SELECT count(*) FROM event WHERE project_id = $1 AND dispatched_at IS NULL)
               + (SELECT count(*) FROM webhook_delivery d JOIN event_callback c ON c.id = d.event_callback_id
-                  WHERE c.project_id = $1 AND d.status = 'PENDING') AS open`,
+                  WHERE c.project_id = $1 AND d.status = 'PENDING')
+              + (SELECT count(*) FROM signature WHERE project_id = $1 AND status = 'PENDING') AS open`,
         [stack.project.projectId],
       )
       .catch(() => ({ rows: [{ open: -1 }] }));

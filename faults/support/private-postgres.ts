@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
@@ -52,14 +52,39 @@ function ownedByPostgres(dir: string): void {
   chownSync(dir, uid, gid);
 }
 
+const PREFIX = "relay-faults-pg-";
+const OWNER_FILE = "owner.pid";
+
 export function createPrivatePostgres(port: number): PrivatePostgres {
-  const root = mkdtempSync(join(tmpdir(), "relay-faults-pg-"));
+  removeAbandonedClusters();
+  const root = mkdtempSync(join(tmpdir(), PREFIX));
+  writeFileSync(join(root, OWNER_FILE), String(process.pid));
   ownedByPostgres(root);
   const dataDir = join(root, "data");
   run("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const pg: PrivatePostgres = { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, dataDir, port };
   run("pg_ctl", startArgs(pg));
   return pg;
+}
+
+/** Clusters of earlier runs whose jest process is gone (killed before its teardown): stopped and removed. */
+function removeAbandonedClusters(): void {
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(PREFIX))) {
+    const root = join(tmpdir(), name);
+    const ownerFile = join(root, OWNER_FILE);
+    if (!existsSync(ownerFile)) continue; // being created right now, or not ours to judge
+    if (isAlive(Number(readFileSync(ownerFile, "utf8")))) continue;
+    destroyPrivatePostgres({ dataDir: join(root, "data") });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Starts the cluster and waits until it accepts connections. */
