@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs from the lockfile and runs every test: type check, unit tests, and integration tests
-# against the real Postgres, Redis and anvil (a fresh database and Redis prefix per run).
+# against the real Postgres, Redis and anvil (a fresh database and Redis prefix per run), then the
+# fault suite on a private Postgres cluster and private Redis servers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/pnpm.sh
@@ -10,3 +11,8 @@ echo "== type check"
 "${PNPM[@]}" exec tsc -p tsconfig.json
 echo "== tests"
 "${PNPM[@]}" exec jest --ci "$@"
+# The fault suite (docs/reliability.md, ~4 min) runs with the whole test run, not with a filter.
+if [ "$#" -eq 0 ]; then
+  echo "== fault suite"
+  "${PNPM[@]}" exec jest --ci -c jest.faults.config.js
+fi

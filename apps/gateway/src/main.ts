@@ -10,10 +10,11 @@ import { createHttpServer } from "./http-server";
 async function main() {
   const config = loadGatewayConfig();
   const logger = createLogger({ name: "gateway", level: config.logLevel });
-  const pool = createPool({ url: config.databaseUrl, poolSize: 20, connectTimeoutMs: 3000 });
+  const timeouts = { connectTimeoutMs: 3000, queryTimeoutMs: config.databaseQueryTimeoutMs };
+  const pool = createPool({ url: config.databaseUrl, poolSize: 20, ...timeouts });
   const db = createDatabase({ pool });
   // Signature records only: a lost PENDING record fails its request cleanly (docs/decisions.md).
-  const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, connectTimeoutMs: 3000, asyncCommit: true });
+  const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, ...timeouts, asyncCommit: true });
   const redis = createRedis(config.redisUrl, "producer");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   await redisReady(redis);

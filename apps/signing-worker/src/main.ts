@@ -3,7 +3,7 @@ import { createLogger, runProcess } from "@relay/core";
 import { createMetricsRegistry, serveWorkerMetrics } from "@relay/metrics";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
-import { createProducer, createRedis } from "@relay/queue";
+import { createProducer, createRedis, keepScheduled } from "@relay/queue";
 import { createSigningWorker, scheduleSigningJobs } from "./worker";
 
 async function main() {
@@ -28,8 +28,7 @@ async function main() {
   await worker.ready();
   const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
-  await scheduleSigningJobs(producer);
-  await producer.close();
+  const schedules = await keepScheduled({ redis, logger, schedule: () => scheduleSigningJobs(producer) });
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "signing worker started");
 
   return {
@@ -38,8 +37,10 @@ async function main() {
     // No new jobs; active ones finish within SHUTDOWN_GRACE_MS or go back to the queue for another
     // replica; jobs not started stay in Redis.
     stop: async () => {
+      schedules.stop();
       const { handedBack } = await worker.close({ graceMs: config.shutdownGraceMs });
       logger.info({ handedBack }, "jobs in flight finished or handed back; closing connections");
+      await producer.close();
       await metricsServer.close();
       await Promise.allSettled([db.$disconnect(), pool.end(), redis.quit()]);
     },

@@ -3,7 +3,7 @@ import { createLogger, runProcess } from "@relay/core";
 import { createMetricsRegistry, serveWorkerMetrics } from "@relay/metrics";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
-import { createRedis } from "@relay/queue";
+import { createRedis, keepScheduled } from "@relay/queue";
 import { createTxWorker } from "./worker";
 
 async function main() {
@@ -25,11 +25,18 @@ async function main() {
     concurrency: config.concurrency,
     rpcTimeoutMs: config.rpcTimeoutMs,
     jobLockMs: config.jobLockMs,
+    reconcileAfterMs: config.reconcileAfterMs,
   });
   await worker.ready();
   const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
-  await worker.producer.schedule("reconcileTransactions");
-  await worker.producer.schedule("checkBalances");
+  const schedules = await keepScheduled({
+    redis,
+    logger,
+    schedule: async () => {
+      await worker.producer.schedule("reconcileTransactions");
+      await worker.producer.schedule("checkBalances");
+    },
+  });
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "tx worker started");
 
   return {
@@ -38,6 +45,7 @@ async function main() {
     // No new jobs; active ones finish within SHUTDOWN_GRACE_MS or go back to the queue for another
     // replica; jobs not started stay in Redis.
     stop: async () => {
+      schedules.stop();
       const { handedBack } = await worker.close({ graceMs: config.shutdownGraceMs });
       logger.info({ handedBack }, "jobs in flight finished or handed back; closing connections");
       await metricsServer.close();

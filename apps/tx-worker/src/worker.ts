@@ -30,6 +30,8 @@ export interface TxWorkerDeps {
   jobLockMs?: number;
   /** Job latency is recorded here when given (docs/metrics.md). */
   metricsRegistry?: Registry;
+  /** An unfinished transaction untouched this long is checked for a live job (default one minute). */
+  reconcileAfterMs?: number;
   now?: () => number;
 }
 
@@ -64,7 +66,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     ),
     createTypedWorker(
       "reconcileTransactions",
-      createReconcileProcessor({ transactions, producer, idleAfterMs: 60_000, batch: 500, now }),
+      createReconcileProcessor({ transactions, producer, idleAfterMs: deps.reconcileAfterMs ?? 60_000, batch: 500, now }),
       { ...settings, concurrency: 1 },
     ),
   ]);

@@ -201,8 +201,8 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
 
   return {
     /** The gateway on a free port, once GET /ready answers 200 (Postgres and Redis reachable). */
-    startGateway: async (options: StartOptions & { name?: string } = {}): Promise<{ url: string; process: AppProcess }> => {
-      const port = await freePort();
+    startGateway: async (options: StartOptions & { name?: string; port?: number } = {}): Promise<{ url: string; process: AppProcess }> => {
+      const port = options.port ?? (await freePort());
       const proc = launch(options.name ?? "gateway", "gateway", {
         ...commonEnv(options.logLevel ?? "warn"),
         HOST: "127.0.0.1",
@@ -226,6 +226,12 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
 
     /** A tx-worker: startWorker("tx-worker", …). */
     startTxWorker: (name: string, options: StartOptions = {}) => startWorker("tx-worker", name, options),
+
+    /** A signing-worker: startWorker("signing-worker", …). */
+    startSigningWorker: (name: string, options: StartOptions = {}) => startWorker("signing-worker", name, options),
+
+    /** A webhook-worker: startWorker("webhook-worker", …). */
+    startWebhookWorker: (name: string, options: StartOptions = {}) => startWorker("webhook-worker", name, options),
 
     /** SIGTERM to every process still running (SIGKILL after a grace period); for afterAll. */
     stopAll: async (): Promise<void> => {

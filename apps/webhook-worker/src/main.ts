@@ -2,7 +2,7 @@ import { loadWebhookWorkerConfig } from "@relay/config";
 import { createLogger, runProcess } from "@relay/core";
 import { createMetricsRegistry, serveWorkerMetrics } from "@relay/metrics";
 import { createDatabase, createPool } from "@relay/db";
-import { createRedis } from "@relay/queue";
+import { createRedis, keepScheduled } from "@relay/queue";
 import { createWebhookWorker } from "./worker";
 
 async function main() {
@@ -16,7 +16,7 @@ async function main() {
   const worker = createWebhookWorker({ ...config, db, sql: pool, redis, logger, keyring: config.webhookKeyring, metricsRegistry });
   await worker.ready();
   const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
-  await worker.schedule();
+  const schedules = await keepScheduled({ redis, logger, schedule: worker.schedule });
   logger.info({ concurrency: config.concurrency, allowPrivateNetworks: config.allowPrivateNetworks }, "webhook worker started");
   return {
     logger,
@@ -24,6 +24,7 @@ async function main() {
     // No new jobs; active ones finish within SHUTDOWN_GRACE_MS or go back to the queue for another
     // replica; jobs not started stay in Redis.
     stop: async () => {
+      schedules.stop();
       const { handedBack } = await worker.close({ graceMs: config.shutdownGraceMs });
       logger.info({ handedBack }, "jobs in flight finished or handed back; closing connections");
       await metricsServer.close();

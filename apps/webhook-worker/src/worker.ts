@@ -26,6 +26,8 @@ export interface WebhookWorkerDeps {
   metricsRegistry?: Registry;
   /** How long a delivery job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
   jobLockMs?: number;
+  /** A PENDING delivery overdue this long is checked for a live job (default one minute). */
+  reconcileAfterMs?: number;
   now?: () => number;
 }
 
@@ -64,7 +66,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
       }),
       { ...settings, concurrency: deps.concurrency },
     ),
-    createTypedWorker("reconcileDeliveries", createReconcileDeliveriesProcessor({ deliveries, producer, overdueAfterMs: 60_000, now }), {
+    createTypedWorker("reconcileDeliveries", createReconcileDeliveriesProcessor({ deliveries, producer, overdueAfterMs: deps.reconcileAfterMs ?? 60_000, now }), {
       ...settings,
       concurrency: 1,
     }),

@@ -33,11 +33,21 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "500" })).toThrow(/TX_JOB_LOCK_MS \("500"\): must be at least 1000 ms/);
   });
 
-  it("takes a webhook-worker job lock duration like the tx-worker's", () => {
+  it("takes a webhook-worker job lock duration of at least a second, BullMQ's 30 s by default", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).jobLockMs).toBe(30_000);
     expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "2000" }).jobLockMs).toBe(2000);
-    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "10" })).toThrow(/WEBHOOK_JOB_LOCK_MS \("10"\): must be at least 1000 ms/);
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_JOB_LOCK_MS: "999" })).toThrow(/WEBHOOK_JOB_LOCK_MS \("999"\): must be at least 1000 ms/);
+  });
+
+  it("takes how long work stays quiet before a reconciler checks it, a minute by default", () => {
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).reconcileAfterMs).toBe(60_000);
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "5000" }).reconcileAfterMs).toBe(5000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).reconcileAfterMs).toBe(60_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_RECONCILE_AFTER_MS: "5000" }).reconcileAfterMs).toBe(5000);
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
   it("accepts a hash-tagged queue prefix for Redis Cluster", () => {
@@ -52,6 +62,13 @@ describe("configuration", () => {
     expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, SHUTDOWN_GRACE_MS: "0" }).shutdownGraceMs).toBe(0);
     expect(loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY, SHUTDOWN_GRACE_MS: "5000" }).shutdownGraceMs).toBe(5000);
     expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, SHUTDOWN_GRACE_MS: "-1" })).toThrow(/SHUTDOWN_GRACE_MS \("-1"\): must be 0 or more/);
+  });
+
+  it("bounds the gateway's wait for one Postgres answer, 10 s by default", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY }).databaseQueryTimeoutMs).toBe(10_000);
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "3000" }).databaseQueryTimeoutMs).toBe(3000);
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "0" })).toThrow(/DATABASE_QUERY_TIMEOUT_MS \("0"\): must be at least 100 ms/);
   });
 
   it("loads the active key and previous keys for rotation", () => {

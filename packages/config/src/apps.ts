@@ -60,6 +60,8 @@ const gatewaySchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt(6000),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   TRUST_PROXY: z.string().default("loopback"),
+  /** A request never waits longer than this for one Postgres answer (a stalled server). */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int("must be a whole number").min(100, "must be at least 100 ms").default(10_000),
   ...webhookKeyFields,
   ...metricsTokenField,
   ...adminTokenField,
@@ -73,6 +75,7 @@ export interface GatewayConfig extends CommonConfig {
   rateLimitPerMinute: number;
   authCacheTtlMs: number;
   trustProxy: string;
+  databaseQueryTimeoutMs: number;
   /** Seals the webhook secrets the gateway creates (never the wallet KEK). */
   webhookKeyring: KeyEncryptionConfig;
   /** Required from scrapes of /metrics when set; in production /metrics is off without it. */
@@ -92,11 +95,18 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     trustProxy: v.TRUST_PROXY,
+    databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
     webhookKeyring: toWebhookKeyring(v),
     metricsToken: v.METRICS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
   });
 }
+
+/**
+ * How long work stays quiet before a reconciler checks that it still has a live job. Only a check
+ * (a job that exists is left alone), so a short value costs Redis reads, not double work.
+ */
+const reconcileAfterMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(60_000);
 
 const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
 
@@ -113,8 +123,9 @@ const webhookWorkerSchema = z.object({
     .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
   WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
-  /** As TX_JOB_LOCK_MS, for delivery jobs: how soon a dead worker's deliveries resume elsewhere. */
+  /** Like TX_JOB_LOCK_MS: how long a delivery stays locked to a replica that died. */
   WEBHOOK_JOB_LOCK_MS: jobLockMs,
+  WEBHOOK_RECONCILE_AFTER_MS: reconcileAfterMs,
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
@@ -126,6 +137,8 @@ export interface WebhookWorkerConfig extends CommonConfig {
   connectTimeoutMs: number;
   totalTimeoutMs: number;
   jobLockMs: number;
+  /** A PENDING delivery overdue by this long is checked for a live job (and revived without one). */
+  reconcileAfterMs: number;
 }
 
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
@@ -140,6 +153,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
     jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
+    reconcileAfterMs: v.WEBHOOK_RECONCILE_AFTER_MS,
   });
 }
 
@@ -173,6 +187,7 @@ const txWorkerSchema = z.object({
    * another replica takes the job over after one to three times this. Default: BullMQ's own.
    */
   TX_JOB_LOCK_MS: jobLockMs,
+  TX_RECONCILE_AFTER_MS: reconcileAfterMs,
 });
 
 export interface TxWorkerConfig extends CommonConfig {
@@ -181,6 +196,8 @@ export interface TxWorkerConfig extends CommonConfig {
   concurrency: number;
   rpcTimeoutMs: number;
   jobLockMs: number;
+  /** An unfinished transaction untouched for this long is checked for a live job (and revived without one). */
+  reconcileAfterMs: number;
 }
 
 export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerConfig> {
@@ -192,6 +209,7 @@ export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerCon
     concurrency: v.TX_CONCURRENCY,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     jobLockMs: v.TX_JOB_LOCK_MS,
+    reconcileAfterMs: v.TX_RECONCILE_AFTER_MS,
   });
 }
 

@@ -14,6 +14,12 @@ export interface DatabaseSettings {
   /** Fail a connection attempt after this long instead of hanging while Postgres is down. */
   connectTimeoutMs?: number;
   /**
+   * Give up waiting for a query's answer after this long (node-postgres `query_timeout`), so a
+   * Postgres that accepts connections but stalls (frozen host, network black hole) cannot hold a
+   * request forever. The query may still complete on the server afterwards. Default: no limit.
+   */
+  queryTimeoutMs?: number;
+  /**
    * Commit without waiting for the WAL flush (`synchronous_commit = off`). Only for pools whose
    * writes can be lost in a Postgres crash without losing anything a client was promised: the
    * signature records, whose signatures are deterministic (RFC 6979) and are re-created by a retry.
@@ -27,6 +33,7 @@ export function createPool(settings: DatabaseSettings): Pool {
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 5000,
+    ...(settings.queryTimeoutMs ? { query_timeout: settings.queryTimeoutMs } : {}),
     ...(settings.asyncCommit ? { options: "-c synchronous_commit=off" } : {}),
   });
   // An idle connection that drops (Postgres restart) emits 'error' on the pool; without a

@@ -10,3 +10,5 @@ export type { Processor, WorkerSettings } from "./worker";
 export { workerGroup } from "./worker-group";
 export type { WorkerGroup } from "./worker-group";
 export type { JobObservation, JobObserver, JobOutcome } from "./job-report";
+export { keepScheduled } from "./schedules";
+export type { KeepScheduledDeps } from "./schedules";

@@ -4,6 +4,7 @@ import type { SignatureRepository, WalletRepository } from "@relay/db";
 import { jobIdOf, type Job, type Producer, type ResultWaiter } from "@relay/queue";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { RequestContext } from "./request-context";
+import { CLEANUP_DELAYS_MS, retryInBackground } from "./retry-in-background";
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
@@ -12,6 +13,8 @@ export interface PersonalSignDeps {
   results: Pick<ResultWaiter, "expect">;
   timeoutMs: number;
   logger: Logger;
+  /** Waits between tries of a clean-up that failed because Postgres was unreachable. */
+  cleanupDelaysMs?: readonly number[];
 }
 
 interface WalletRef {
@@ -49,6 +52,20 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     return wallet;
   };
 
+  /**
+   * Postgres did not answer while a request's record may exist (an insert whose answer was lost,
+   * a clean-up that failed): the request fails, and the record, if any, is removed in the
+   * background once Postgres answers again, so a 500 leaves nothing behind.
+   */
+  const removeLater = (signatureId: string, cause: unknown): AppError => {
+    void retryInBackground(() => deps.signatures.deletePending(signatureId), {
+      delaysMs: deps.cleanupDelaysMs ?? CLEANUP_DELAYS_MS,
+      logger: deps.logger,
+      context: { signatureId, cleanup: "pending signature" },
+    });
+    return new AppError("INTERNAL", "Signing could not be completed: the database is unavailable. Retry with the same signatureId later.", { cause });
+  };
+
   const respond = (signatureId: string, request: PersonalSignRequest, signature: string): PersonalSignResponse => ({
     message: request.message,
     signature,
@@ -73,7 +90,12 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     // Give up cleanly: drop the job if no worker has it, remove the request unless the worker
     // signed it after all.
     if (job) await deps.producer.discard(job);
-    const removed = await deps.signatures.deletePending(signatureId);
+    let removed: boolean;
+    try {
+      removed = await deps.signatures.deletePending(signatureId);
+    } catch (e) {
+      throw removeLater(signatureId, e);
+    }
     if (!removed) {
       const record = await deps.signatures.findById(signatureId);
       if (record?.status === "SIGNED" && record.signature) return respond(signatureId, request, record.signature);
@@ -96,7 +118,12 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
       const signatureId = request.signatureId ?? randomUUID();
       const message = encoder.encode(request.message);
 
-      const inserted = await deps.signatures.insertPending({ id: signatureId, projectId, walletId: wallet.id, message });
+      let inserted: boolean;
+      try {
+        inserted = await deps.signatures.insertPending({ id: signatureId, projectId, walletId: wallet.id, message });
+      } catch (e) {
+        throw removeLater(signatureId, e);
+      }
       if (!inserted) {
         const existing = await deps.signatures.findById(signatureId);
         if (!existing || existing.projectId !== projectId || existing.walletId !== wallet.id || !sameBytes(existing.message, message)) {

@@ -29,10 +29,29 @@ export function classifyRpcError(e: unknown): RpcRefusal {
     return { kind: "already-known", message };
   }
   if (isError(e, "REPLACEMENT_UNDERPRICED") || lower.includes("underpriced")) return { kind: "underpriced", message };
+  if (isError(e, "CALL_EXCEPTION") && isServerFault(e)) return { kind: "transient", message };
   if (isError(e, "CALL_EXCEPTION") || lower.includes("execution reverted") || lower.includes("revert")) {
     return { kind: "reverted", reason: revertReason(e, message) };
   }
   return { kind: "transient", message };
+}
+
+/** JSON-RPC codes of a node or provider failing, not the call: internal error, resource unavailable, limit exceeded. */
+const SERVER_FAULT_CODES = new Set([-32603, -32002, -32005]);
+const SERVER_FAULT_TEXT = /internal error|rate limit|too many requests|limit exceeded|header not found|timed? ?out|unavailable|try again|busy/i;
+
+/**
+ * ethers reports every JSON-RPC error of eth_call / eth_estimateGas as CALL_EXCEPTION, also a
+ * provider's "internal error" or rate limit, which says nothing about the call: without this
+ * check a flaky RPC made a good transaction INVALID. Revert data or revert wording always means
+ * the call failed; a recognised server fault otherwise is transient.
+ */
+function isServerFault(e: { data?: string | null; info?: Record<string, unknown> }): boolean {
+  if (e.data && e.data !== "0x") return false;
+  const rpc = e.info?.error as { code?: unknown; message?: unknown } | undefined;
+  const text = typeof rpc?.message === "string" ? rpc.message : "";
+  if (/revert/i.test(text)) return false;
+  return (typeof rpc?.code === "number" && SERVER_FAULT_CODES.has(rpc.code)) || SERVER_FAULT_TEXT.test(text);
 }
 
 /** The revert reason a person can read: Error(string) text, a panic code, or a custom error's data. */

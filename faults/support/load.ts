@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import { Interface } from "ethers";
+import type { Stack } from "./stack";
+
+export const SET_ORDER = "function setOrder((uint256 id, address owner, uint8[] flags) order)";
+const recorderAbi = new Interface([SET_ORDER]);
+const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+/** A request without an answer after this long counts as hung (status 0). */
+const HANG_MS = 30_000;
+
+export interface Outcome {
+  kind: "transaction" | "sign" | "registration";
+  /** transactionId / signatureId / registration label. */
+  id: string;
+  status: number;
+  body: Record<string, unknown>;
+  ms: number;
+  /** transaction: lower-case calldata; sign: the message and signer. */
+  calldata?: string;
+  message?: string;
+  signer?: string;
+}
+
+export interface LoadPlan {
+  transactions: number;
+  signs: number;
+  /** Registrations made while the load runs (besides the ones made before it). */
+  registrations: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+  /** Pause between starting two requests, so a fault lands in the middle of the load. */
+  paceMs?: number;
+}
+
+async function call(stack: Stack, method: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  const started = Date.now();
+  try {
+    const res = await fetch(`${stack.gatewayUrl}${path}`, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${stack.project.apiKey}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(HANG_MS),
+    });
+    const text = await res.text();
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = { notJson: text.slice(0, 200) };
+    }
+    return { status: res.status, body: parsed, ms: Date.now() - started };
+  } catch (e) {
+    // No answer at all: refused (gateway down) or hung past HANG_MS.
+    return { status: 0, body: { error: String(e) }, ms: Date.now() - started };
+  }
+}
+
+let nextOrderId = 1;
+
+/** One sendTransaction of a fresh Recorder.setOrder call (its calldata is unique to it). */
+export async function sendTransaction(stack: Stack): Promise<Outcome> {
+  const order = { id: String(nextOrderId++ + stack.anvil.chainId * 1_000_000), owner: OWNER, flags: [] as number[] };
+  const requestId = randomUUID();
+  const answer = await call(stack, "POST", "/transact/sendTransaction", {
+    projectId: stack.project.projectId,
+    chainId: stack.anvil.chainId,
+    contractAddress: stack.recorder.address,
+    requestId,
+    functionSignature: SET_ORDER,
+    args: { order },
+  });
+  return { kind: "transaction", id: requestId, ...answer, calldata: recorderAbi.encodeFunctionData("setOrder", [order]).toLowerCase() };
+}
+
+export async function personalSign(stack: Stack, i: number): Promise<Outcome> {
+  const signer = stack.project.wallets[i % stack.project.wallets.length]!.address;
+  const signatureId = randomUUID();
+  const message = `fault suite ${stack.name} #${i} ${randomUUID()}`;
+  const answer = await call(stack, "POST", `/wallet/project/${stack.project.projectId}/personalSign`, { signerAddress: signer, message, signatureId });
+  return { kind: "sign", id: signatureId, ...answer, message, signer };
+}
+
+export async function registerCallback(stack: Stack, label: string): Promise<Outcome> {
+  const answer = await call(stack, "POST", `/webhook/project/${stack.project.projectId}/eventCallback`, {
+    callbackURL: stack.receiver.urlFor(label),
+    eventType: "TransactionStatusChange",
+  });
+  return { kind: "registration", id: label, ...answer };
+}
+
+/**
+ * Runs the plan's requests interleaved (transaction, sign, …), `concurrency` at a time, one new
+ * request every `paceMs`. Resolves with every outcome once all have an answer (or count as hung).
+ */
+export async function runLoad(stack: Stack, plan: LoadPlan): Promise<Outcome[]> {
+  const jobs: (() => Promise<Outcome>)[] = [];
+  const longest = Math.max(plan.transactions, plan.signs);
+  const registrationEvery = plan.registrations > 0 ? Math.max(1, Math.floor(longest / plan.registrations)) : Infinity;
+  let registrations = 0;
+  for (let i = 0; i < longest; i++) {
+    if (i < plan.transactions) jobs.push(() => sendTransaction(stack));
+    if (i < plan.signs) jobs.push(() => personalSign(stack, i));
+    if (i % registrationEvery === 0 && registrations < plan.registrations) {
+      const label = `during-${registrations++}`;
+      jobs.push(() => registerCallback(stack, label));
+    }
+  }
+  const outcomes: Outcome[] = [];
+  const concurrency = plan.concurrency ?? 6;
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) {
+      const job = jobs[next++]!;
+      outcomes.push(await job());
+      if (plan.paceMs) await new Promise((r) => setTimeout(r, plan.paceMs));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return outcomes;
+}

@@ -1,0 +1,137 @@
+import { createDatabase, createPool, type Database } from "@relay/db";
+import {
+  addChain,
+  createProjectFixture,
+  deployRecorder,
+  fund,
+  startAnvil,
+  testDatabaseUrl,
+  testKek,
+  testQueuePrefix,
+  type AnvilInstance,
+  type DeployedRecorder,
+  type ProjectFixture,
+} from "@relay/testing";
+import { createProcessGroup, freePort, type AppProcess, type ProcessGroup } from "../../apps/tx-worker/test/processes";
+import { startPrivateRedis, type PrivateRedis } from "./private-redis";
+import { startReceiver, type FaultReceiver } from "./receiver";
+
+export type Pool = ReturnType<typeof createPool>;
+export type WorkerKind = "signing" | "tx" | "webhook";
+
+/**
+ * Settings that let a scenario finish in seconds instead of production's minutes: a killed
+ * worker's jobs come back after ~2 s (lock), RPC calls give up after 2 s, webhook retries are
+ * quick and many (a receiver that flaps for a while still gets every event), and the reconcilers
+ * look for lost work after 5 s of silence instead of a minute.
+ */
+export const WORKER_ENV: Record<WorkerKind, Record<string, string>> = {
+  tx: { TX_CONCURRENCY: "8", TX_JOB_LOCK_MS: "2000", RPC_TIMEOUT_MS: "2000", TX_RECONCILE_AFTER_MS: "5000" },
+  signing: { SIGNING_CONCURRENCY: "8" },
+  webhook: {
+    WEBHOOK_CONCURRENCY: "8",
+    WEBHOOK_JOB_LOCK_MS: "2000",
+    WEBHOOK_RECONCILE_AFTER_MS: "5000",
+    WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 40 }, () => "500ms").join(","),
+  },
+};
+export const GATEWAY_ENV = { SIGN_TIMEOUT_MS: "5000", RATE_LIMIT_PER_MINUTE: "100000", DATABASE_QUERY_TIMEOUT_MS: "3000" };
+
+export interface Stack {
+  name: string;
+  anvil: AnvilInstance;
+  recorder: DeployedRecorder;
+  redis: PrivateRedis;
+  pool: Pool;
+  db: Database;
+  project: ProjectFixture;
+  group: ProcessGroup;
+  gatewayUrl: string;
+  gateway: AppProcess;
+  workers: Record<WorkerKind, AppProcess>;
+  receiver: FaultReceiver;
+  /** SIGKILLs a worker (if still running) and starts a new one of the same kind. */
+  restartWorker(kind: WorkerKind): Promise<AppProcess>;
+  /** Every app process started so far, for error messages. */
+  processes: AppProcess[];
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  name: string;
+  chainId: number;
+  /** The RPC URL the workers use for the chain (e.g. a fault-injecting proxy); default anvil's own. */
+  rpcUrlFor?: (anvilUrl: string) => Promise<string>;
+  wallets?: number;
+  workerEnv?: Partial<Record<WorkerKind, Record<string, string>>>;
+}
+
+/**
+ * One scenario's system: anvil with the Recorder contract, a private Redis, the run's database on
+ * the private Postgres, a funded project, a loopback receiver, and the gateway and the three
+ * workers as separate processes configured through the environment only.
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const kek = testKek();
+  const anvil = await startAnvil({ chainId: options.chainId });
+  const recorder = await deployRecorder(anvil.rpcUrl);
+  const redis = await startPrivateRedis(await freePort());
+  const pool = createPool({ url: testDatabaseUrl(), poolSize: 4 });
+  const db = createDatabase({ pool });
+  await addChain(db, { ...anvil, rpcUrl: options.rpcUrlFor ? await options.rpcUrlFor(anvil.rpcUrl) : anvil.rpcUrl });
+  const project = await createProjectFixture(db, kek, { wallets: options.wallets ?? 3 });
+  await fund(anvil.rpcUrl, project.wallets.map((w) => w.address));
+  const receiver = await startReceiver();
+
+  const group = createProcessGroup({ databaseUrl: testDatabaseUrl(), queuePrefix: testQueuePrefix(options.name), kek, redisUrl: redis.url });
+  const processes: AppProcess[] = [];
+  const generation: Record<WorkerKind, number> = { signing: 0, tx: 0, webhook: 0 };
+  const startWorker = async (kind: WorkerKind) => {
+    const name = `${kind}-worker-${++generation[kind]}`;
+    const env = { ...WORKER_ENV[kind], ...options.workerEnv?.[kind] };
+    const proc =
+      kind === "tx"
+        ? await group.startTxWorker(name, { env })
+        : kind === "signing"
+          ? await group.startSigningWorker(name, { env })
+          : await group.startWebhookWorker(name, { env });
+    processes.push(proc);
+    return proc;
+  };
+
+  const gateway = await group.startGateway({ env: GATEWAY_ENV });
+  processes.push(gateway.process);
+  const [signing, tx, webhook] = await Promise.all([startWorker("signing"), startWorker("tx"), startWorker("webhook")]);
+  const workers: Record<WorkerKind, AppProcess> = { signing, tx, webhook };
+
+  return {
+    name: options.name,
+    anvil,
+    recorder,
+    redis,
+    pool,
+    db,
+    project,
+    group,
+    gatewayUrl: gateway.url,
+    gateway: gateway.process,
+    workers,
+    receiver,
+    processes,
+    restartWorker: async (kind) => {
+      workers[kind].kill("SIGKILL");
+      await workers[kind].exited;
+      workers[kind] = await startWorker(kind);
+      return workers[kind];
+    },
+    stop: async () => {
+      await group.stopAll();
+      await receiver.close();
+      await redis.stop();
+      await db.$disconnect().catch(() => undefined);
+      if (!pool.ended) await pool.end().catch(() => undefined);
+      recorder.provider.destroy();
+      await anvil.stop();
+    },
+  };
+}
