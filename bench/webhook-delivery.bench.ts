@@ -240,7 +240,10 @@ async function main() {
     line(`  CPU ${name}`, `${((secs / baselineSeconds) * 100).toFixed(0)}% of a core, ${((secs / count) * 1e6).toFixed(0)} µs per delivery`);
   }
   line("ratio relay / baseline", `${(relayRate / baselineRate).toFixed(2)} (worker start → all delivered); ${(drainRate / baselineRate).toFixed(2)} (drain only)`);
-  line("target", ">= 1000 deliveries/s and >= 0.5 of the baseline");
+  // Steady state against steady state: the baseline is timed from its first POST, so the relay is
+  // timed from its first dispatch (its process start is shown above, not counted here).
+  const met = drainRate >= 1000 && drainRate / baselineRate >= 0.5;
+  line("target", `>= 1000 deliveries/s and >= 0.5 of the baseline, steady state: ${met ? "met" : "NOT met"} in this run`);
 
   const complete = s.delivered === count && stats.ok >= count && baselineOk === count;
   if (!complete) process.stderr.write("INCOMPLETE: not every delivery, stats entry or baseline request succeeded\n");
