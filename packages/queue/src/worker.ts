@@ -40,7 +40,11 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
     // Three parameters: BullMQ then gives each job an AbortSignal (cancelJob / cancelAllJobs).
     async (job: Job, token?: string, signal?: AbortSignal) => {
       const attempt = job.attemptsMade + 1;
-      let logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt });
+      const parsed = def.payload.safeParse(job.data);
+      // The payload's ids (the request that created the job, its records) go on every line of the
+      // job, so its log lines can be found from the request's line and the other way round. One
+      // child logger per job: it is built on every job, logged or not.
+      const logger = settings.logger.child({ queue: def.queue, jobId: job.id, attempt, ...(parsed.success ? linkedIdsOf(parsed.data) : {}) });
       const started = Date.now();
       const report = (outcome: JobOutcome, fields: Record<string, unknown> = {}) => {
         const finishedAt = Date.now();
@@ -59,14 +63,10 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
         else if (outcome === "run_again") logger.debug(line, "job runs again later");
         else logger.warn(line, outcome === "failed" ? "job failed" : "job failed; will retry");
       };
-      const parsed = def.payload.safeParse(job.data);
       if (!parsed.success) {
         report("failed", { issues: parsed.error.issues, reason: "job payload does not match the catalog schema" });
         throw new UnrecoverableError("Job payload does not match its schema");
       }
-      // The payload's ids (the request that created the job, its records) go on every line of the
-      // job, so its log lines can be found from the request's line and the other way round.
-      logger = logger.child(linkedIdsOf(parsed.data));
       const running = runningJobs(worker);
       running.add(job.id!);
       try {
