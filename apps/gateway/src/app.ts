@@ -83,7 +83,9 @@ export function createApp(deps: GatewayDeps): Express {
         res.setHeader("x-request-id", id);
         return id;
       },
-      customProps: requestLogProps,
+      // Added to the line's object, not as customProps: those build two child loggers per request.
+      customSuccessObject: (req, res, line) => ({ ...line, ...requestLogProps(req, res) }),
+      customErrorObject: (req, res, _err, line) => ({ ...line, ...requestLogProps(req, res) }),
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),

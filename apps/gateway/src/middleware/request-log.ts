@@ -15,9 +15,8 @@ export function linkLogIds(res: Response, ids: Record<string, string>): void {
 export const requestIdOf = (req: Request): string => String(req.id);
 
 /**
- * pino-http's `customProps`, called when a request starts and when its response is done: the
- * request's one log line gets `reqId`, the route pattern and the linked ids. Nothing at the start,
- * so the lines logged while the request runs do not carry a half-known route.
+ * Fields of the request's one log line, added when its response is done: `reqId`, the route
+ * pattern and the linked ids.
  */
 export function requestLogProps(req: IncomingMessage, res: ServerResponse): Record<string, unknown> {
   if (!res.headersSent) return {};
