@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
+const STOP_TIMEOUT_MS = 35_000;
+
 export interface AppSpec {
   name: string;
   entry: string;
@@ -41,13 +43,15 @@ export function supervise(apps: AppSpec[], logDir: string, say: (line: string) =
   for (const app of apps) start(app, 0);
 
   return {
+    /** SIGTERM to every app, each given the time it takes to stop gracefully (docs/operations.md). */
     stop: async () => {
       stopping = true;
       await Promise.all(
         [...children.values()].map(
           (child) =>
             new Promise<void>((resolve) => {
-              const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+              // Beyond the apps' own bound (SHUTDOWN_GRACE_MS, 20 s by default, plus 10 s to close).
+              const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
               child.once("exit", () => {
                 clearTimeout(timer);
                 resolve();
