@@ -10,6 +10,9 @@ const context = { job: {} as Job, logger };
 const CHAIN = 31_251n; // a record only: nothing here talks to a node
 const IDLE_AFTER_MS = 60_000;
 
+// The worker below may take a while to start on a machine running the whole suite at once.
+jest.setTimeout(90_000);
+
 describe("reconcileTransactions processor", () => {
   let pool: ReturnType<typeof createPool>;
   let db: Database;
@@ -112,8 +115,11 @@ describe("reconcileTransactions processor", () => {
     try {
       await producer.enqueue("processTransaction", completes);
       await producer.enqueue("processTransaction", fails);
-      const deadline = Date.now() + 10_000;
-      while (ended.size < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      // Until both of these jobs have ended: the worker also runs jobs earlier tests of this file left
+      // in the queue, so "two jobs ended" is not enough.
+      const ours = [completes, fails].map((p) => jobIdOf("processTransaction", p));
+      const deadline = Date.now() + 45_000;
+      while (!ours.every((id) => ended.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     } finally {
       await worker.close();
     }
