@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
 import { createLocalSigner, type Kek } from "@relay/custody";
 import type { Registry } from "@relay/metrics";
-import { createProducer, createRedis, createResultWaiter, type Redis, type WorkerGroup } from "@relay/queue";
+import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
 import { createTxWorker } from "@relay/tx-worker";
 import { createWebhookWorker } from "@relay/webhook-worker";
@@ -68,7 +68,8 @@ export async function startHarness(
   const { logger, lines } = captureLogs();
   const producer = createProducer({ connection: redis, prefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix });
-  await signResults.ready();
+  // As main.ts does: the gateway starts on a connection that is up.
+  await Promise.all([redisReady(redis), signResults.ready()]);
 
   const app = createApp({
     db,

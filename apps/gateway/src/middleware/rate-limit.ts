@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
+import type { ClientRateLimitInfo, IncrementResponse } from "express-rate-limit";
 import type { Redis } from "ioredis";
 import type { Principal } from "./auth";
 
@@ -9,6 +10,27 @@ export interface RateLimitDeps {
   /** Key prefix in Redis, shared by all gateway replicas so the limit holds across them. */
   prefix: string;
   perMinute: number;
+}
+
+/**
+ * rate-limit-redis loads its Lua scripts once, when the limiter is created; if Redis cannot be
+ * asked at that moment the rejected load is kept and every later count fails, so the limit would be
+ * off until a restart. This store loads a script again whenever the last load failed.
+ */
+class ReloadingRedisStore extends RedisStore {
+  override async increment(key: string): Promise<IncrementResponse> {
+    await this.incrementScriptSha.catch(() => {
+      this.incrementScriptSha = this.loadIncrementScript();
+    });
+    return super.increment(key);
+  }
+
+  override async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    await this.getScriptSha.catch(() => {
+      this.getScriptSha = this.loadGetScript();
+    });
+    return super.get(key);
+  }
 }
 
 /**
@@ -24,7 +46,7 @@ export function rateLimitPerKey(deps: RateLimitDeps): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     keyGenerator: (_req, res) => (res.locals.principal as Principal).keyId,
-    store: new RedisStore({
+    store: new ReloadingRedisStore({
       prefix: `${deps.prefix}:ratelimit:`,
       sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as Promise<RedisReply>,
     }),
