@@ -16,7 +16,7 @@ import {
 } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 import { scrape, type Scrape } from "./prometheus";
-import { closedPort, receiver, until } from "./webhook-receiver";
+import { downReceiver, receiver, until } from "./webhook-receiver";
 
 // Waits below are generous for a machine running the whole suite at once.
 jest.setTimeout(120_000);
@@ -137,12 +137,16 @@ describe("operations", () => {
     it("counts webhook delivery attempts by result", async () => {
       const register = (callbackURL: string) =>
         post(h.baseUrl, `/webhook/project/${project.projectId}/eventCallback`, { callbackURL, eventType: "TransactionStatusChange" }, project.apiKey);
+      // Events of the transactions of the test before must not reach these registrations: wait
+      // until the dispatcher has taken all of them (with no registration then, they get no delivery).
+      await until(async () => (await h.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM event WHERE dispatched_at IS NULL`)[0]?.n === 0);
       const healthy = await receiver();
       const flaky = await receiver({ answers: [500] });
+      const down = await downReceiver();
       const ids = {
         healthy: (await register(healthy.url)).body.id as string,
         flaky: (await register(flaky.url)).body.id as string,
-        down: (await register(`http://127.0.0.1:${await closedPort()}/hook`)).body.id as string,
+        down: (await register(down.url)).body.id as string,
       };
       const before = await workers();
 
@@ -167,7 +171,7 @@ describe("operations", () => {
       expect(delta(before, after, name, { result: "failed_status" })).toBe(1);
       expect(delta(before, after, name, { result: "network_error" })).toBe(6);
       expect(after.value(name, { result: "refused" })).toBe(0);
-      await Promise.all([healthy.close(), flaky.close()]);
+      await Promise.all([healthy.close(), flaky.close(), down.close()]);
     });
   });
 

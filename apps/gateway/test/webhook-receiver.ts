@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -32,7 +32,22 @@ export async function receiver(options: { answers?: number[]; port?: number; del
   return { port, url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** A loopback port nothing listens on (it was free a moment ago). */
+/**
+ * A destination that is down for as long as the test holds it: it accepts each connection and
+ * resets it at once, so every attempt ends without an HTTP answer. Unlike a closed port, no other
+ * test running beside this one can start listening on it.
+ */
+export async function downReceiver(): Promise<{ url: string; close: () => Promise<unknown> }> {
+  const server = createTcpServer((socket) => socket.resetAndDestroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/hook`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A loopback port nothing listens on (it was free a moment ago; another test may take it). */
 export async function closedPort(): Promise<number> {
   const r = await receiver();
   await r.close();
