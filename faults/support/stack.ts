@@ -89,12 +89,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const startWorker = async (kind: WorkerKind) => {
     const name = `${kind}-worker-${++generation[kind]}`;
     const env = { ...WORKER_ENV[kind], ...options.workerEnv?.[kind] };
-    const proc =
-      kind === "tx"
-        ? await group.startTxWorker(name, { env })
-        : kind === "signing"
-          ? await group.startSigningWorker(name, { env })
-          : await group.startWebhookWorker(name, { env });
+    const proc = await group.startWorker(`${kind}-worker`, name, { env });
     processes.push(proc);
     return proc;
   };

@@ -227,12 +227,6 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
     /** A tx-worker: startWorker("tx-worker", …). */
     startTxWorker: (name: string, options: StartOptions = {}) => startWorker("tx-worker", name, options),
 
-    /** A signing-worker: startWorker("signing-worker", …). */
-    startSigningWorker: (name: string, options: StartOptions = {}) => startWorker("signing-worker", name, options),
-
-    /** A webhook-worker: startWorker("webhook-worker", …). */
-    startWebhookWorker: (name: string, options: StartOptions = {}) => startWorker("webhook-worker", name, options),
-
     /** SIGTERM to every process still running (SIGKILL after a grace period); for afterAll. */
     stopAll: async (): Promise<void> => {
       await Promise.all(started.map((proc) => proc.stop()));
