@@ -1,24 +1,15 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
 import { createProjectFixture, createTestDatabase, deleteRedisKeys, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
 import { generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
 import { createProcessGroup, type ProcessGroup } from "../../tx-worker/test/processes";
+import { holdingReceiver, insertStatusChangeEvent, until } from "./support";
 
 type Pool = ReturnType<typeof createPool>;
 
 /** Far longer than the waits below: a delivery that resumes did not wait for the dead lock. */
 const JOB_LOCK_MS = "120000";
-
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /**
  * docs/operations.md, graceful shutdown: a webhook-worker stopped with SIGTERM while a receiver
@@ -33,10 +24,8 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
   let pool: Pool;
   let db: Database;
   let redis: Redis;
-  let server: Server;
+  let receiver: Awaited<ReturnType<typeof holdingReceiver>>;
   let group: ProcessGroup;
-  const received: IncomingHttpHeaders[] = [];
-  const held: ServerResponse[] = [];
 
   beforeAll(async () => {
     // A database of its own: the dispatcher takes every project's events.
@@ -44,23 +33,12 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
     pool = createPool({ url: database.url, poolSize: 2 });
     db = createDatabase({ pool });
     redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
-    // The first request is held open (never answered); every later one gets 200.
-    server = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        received.push(req.headers);
-        if (received.length === 1) held.push(res);
-        else res.end("ok");
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    receiver = await holdingReceiver();
     group = createProcessGroup({ databaseUrl: database.url, queuePrefix: prefix, kek: testKek(), webhookKey });
   });
   afterAll(async () => {
     await group?.stopAll();
-    for (const res of held) res.destroy();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
+    await receiver?.close();
     if (redis) {
       await deleteRedisKeys(redis, prefix);
       await redis.quit();
@@ -74,28 +52,16 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
     const project = await createProjectFixture(db, testKek());
     await createEventCallbackRepository({ sql: pool, db }).create({
       projectId: project.projectId,
-      callbackUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+      callbackUrl: receiver.url,
       eventType: "TransactionStatusChange",
       sealSecret: (id) => sealWebhookSecret(keyring, id, generateWebhookSecret()),
     });
-    const eventId = randomUUID();
-    const payload = {
-      id: eventId,
-      eventType: "TransactionStatusChange",
-      projectId: project.projectId,
-      createdAt: new Date().toISOString(),
-      data: { transactionId: randomUUID(), chainId: 31337, status: "PENDING", previousStatus: null, hash: null, blockNumber: null, from: project.wallets[0]!.address, nonce: null, reason: null },
-    };
-    await pool.query(`INSERT INTO event (id, project_id, event_type, payload, created_at) VALUES ($1, $2, 'TransactionStatusChange', $3, now())`, [
-      eventId,
-      project.projectId,
-      JSON.stringify(payload),
-    ]);
+    const eventId = await insertStatusChangeEvent(pool, project);
 
     // The held request must outlive everything here (its own time-out would end the attempt).
     const env = { SHUTDOWN_GRACE_MS: "1000", WEBHOOK_JOB_LOCK_MS: JOB_LOCK_MS, WEBHOOK_TOTAL_TIMEOUT_MS: "300000" };
     const first = await group.startWorker("webhook-worker", "webhook-worker-a", { env });
-    await until(() => received.length === 1, 30_000, "the first delivery attempt");
+    await until(() => receiver.received.length === 1, 30_000, "the first delivery attempt");
     const second = await group.startWorker("webhook-worker", "webhook-worker-b", { env });
 
     first.kill("SIGTERM");
@@ -111,7 +77,8 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
       30_000,
       "the delivery recorded as DELIVERED",
     );
-    expect(received.map((h) => h["webhook-id"])).toEqual([eventId, eventId]);
-    expect(second.logs.some((l) => l.msg === "job completed" && l.queue === "webhook-delivery")).toBe(true);
+    expect(receiver.received.map((r) => r.headers["webhook-id"])).toEqual([eventId, eventId]);
+    // Its job's line comes after the delivery's commit: wait for it (fails if it never comes).
+    await expect(second.waitForLog((l) => l.msg === "job completed" && l.queue === "webhook-delivery", 10_000)).resolves.toBeDefined();
   }, 90_000);
 });
