@@ -1,3 +1,4 @@
+import { parseApiKey } from "@relay/core";
 import { createChainRepository } from "@relay/db";
 import { jobCatalog } from "@relay/queue";
 import { createProjectFixture, createTestDatabase, type ProjectFixture, type TestDatabase } from "@relay/testing";
@@ -104,7 +105,7 @@ describe("operator endpoints", () => {
     for (const job of seen) expect(Object.keys(job.data).every((k) => allowed.includes(k))).toBe(true);
     const shown = JSON.stringify(seen);
     const secret = registered.body.secret as string;
-    for (const forbidden of [secret, secret.slice("whsec_".length), project.apiKey, project.apiKey.split("_").pop()!, ADMIN_TOKEN, METRICS_TOKEN]) {
+    for (const forbidden of [secret, secret.slice("whsec_".length), project.apiKey, parseApiKey(project.apiKey)!.secret, ADMIN_TOKEN, METRICS_TOKEN]) {
       expect(shown).not.toContain(forbidden);
     }
   });

@@ -1,3 +1,4 @@
+import { parseApiKey } from "@relay/core";
 import { randomUUID } from "node:crypto";
 import { verifyMessage } from "ethers";
 import { createProjectFixture, type ProjectFixture } from "@relay/testing";
@@ -131,7 +132,7 @@ describe("POST /wallet/project/:projectId/personalSign", () => {
     const joined = h.logs.join("");
     expect(joined.length).toBeGreaterThan(0);
     expect(joined).not.toContain(project.apiKey);
-    expect(joined).not.toContain(project.apiKey.split("_")[2]);
+    expect(joined).not.toContain(parseApiKey(project.apiKey)!.secret);
     expect(joined).not.toMatch(/v1\.test\./); // sealed keys
   });
 });

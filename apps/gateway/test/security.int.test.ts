@@ -1,5 +1,5 @@
 import { Wallet } from "ethers";
-import { generateApiKey } from "@relay/core";
+import { generateApiKey, parseApiKey } from "@relay/core";
 import { createApiKeyRepository, createChainRepository } from "@relay/db";
 import { createProjectFixture, createTestDatabase, readRedisValues, type ProjectFixture, type TestDatabase } from "@relay/testing";
 import { startHarness, type Harness } from "./harness";
@@ -214,7 +214,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     const tokens = [a.fixture.apiKey, b.fixture.apiKey, revokedToken];
     const secrets = [
       ...tokens,
-      ...tokens.map((t) => t.split("_")[2]!),
+      ...tokens.map((t) => parseApiKey(t)!.secret),
       ...[a.privateKey, b.privateKey].flatMap((k) => [k, k.slice(2), Buffer.from(k.slice(2), "hex").toString("base64")]),
       ...bytes(h.kek),
       ...bytes(h.webhookKeyring),

@@ -1,3 +1,4 @@
+import { parseApiKey } from "@relay/core";
 import fc from "fast-check";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 
@@ -184,7 +185,7 @@ export interface Auth {
 /** The Authorization header: the project's key (most often, in several spellings), another project's key, none, or junk. */
 export function authorization(keys: { own: string; other: string }): fc.Arbitrary<Auth> {
   const { own, other } = keys;
-  const unknownKey = fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 32, maxLength: 32 }).map((id) => `rk_${id}_${own.split("_")[2]}`);
+  const unknownKey = fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 32, maxLength: 32 }).map((id) => `rk_${id}_${parseApiKey(own)!.secret}`);
   const junk = fc.oneof(
     fc.constantFrom("Bearer", "Bearer ", "Basic dXNlcjpwYXNz", `Bearer ${own}x`, `Bearer ${own.slice(0, -1)}`, `Bearer ${own} ${own}`, `Token ${own}`, own, `Bearer ${own.replace("rk_", "rk-")}`, `Bearer ${"a".repeat(8_000)}`),
     unknownKey.map((k) => `Bearer ${k}`),
