@@ -188,7 +188,13 @@ test("disabled and deleted registrations get nothing; an event with no registrat
 test("a transaction's younger event waits while another dispatcher holds an older one, then follows it", async () => {
   const fixture = await createFixture(ctx.pool);
   const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "TransactionStatusChange" });
-  const [held, free] = await transactions(fixture, 2);
+  // Events are ordered by (created_at, id) with created_at in milliseconds: a few ms between the
+  // writes make "older" unambiguous here (same-millisecond ties are a known limit, docs/webhooks.md).
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+  const [held] = await transactions(fixture, 1);
+  await tick();
+  const [free] = await transactions(fixture, 1);
+  await tick();
   await ctx.transactions.move(fixture.projectId, held as string, { from: "PENDING", to: "SUBMITTED", set: { hash: "0x01" } });
   const [olderEvent] = await eventIds(fixture.projectId);
   const heldEvents = await ctx.pool.query<{ id: string }>(
