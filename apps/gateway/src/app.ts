@@ -1,6 +1,4 @@
-import { randomUUID } from "node:crypto";
 import express, { type Express } from "express";
-import { pinoHttp } from "pino-http";
 import type { Logger } from "@relay/core";
 import {
   createApiKeyRepository,
@@ -14,10 +12,10 @@ import {
   type Sql,
 } from "@relay/db";
 import { createMetricsRegistry, type Registry } from "@relay/metrics";
-import { REQUEST_ID_PATTERN, type Producer, type Redis, type ResultWaiter } from "@relay/queue";
+import type { Producer, Redis, ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { httpMetrics, markArea } from "./middleware/http-metrics";
-import { requestLogProps } from "./middleware/request-log";
+import { requestLog } from "./middleware/request-log";
 import { registerSharedStateMetrics } from "./metrics/shared-state.metrics";
 import { adminQueuesRoutes } from "./routes/admin-queues.routes";
 import { metricsRoutes } from "./routes/metrics.routes";
@@ -29,6 +27,7 @@ import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
 import { personalSignRoutes } from "./routes/personal-sign.routes";
 import { createPersonalSignService } from "./services/personal-sign.service";
+import { createSignBatches } from "./services/sign-batches";
 import { createSendTransactionService } from "./services/send-transaction.service";
 import { transactionRoutes } from "./routes/transactions.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
@@ -69,30 +68,14 @@ export function createApp(deps: GatewayDeps): Express {
   const { db, settings } = deps;
   const app = express();
   app.disable("x-powered-by");
+  // No ETags: API answers are not cached, and Express would hash every response body for one.
+  app.set("etag", false);
   app.set("trust proxy", settings.trustProxy);
   const registry = deps.metrics ?? createMetricsRegistry({ processMetrics: false });
 
   app.use(httpMetrics(registry));
   app.use(["/wallet", "/transact", "/webhook", "/admin"], markArea);
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req, res) => {
-        const given = req.headers["x-request-id"];
-        const id = typeof given === "string" && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
-        res.setHeader("x-request-id", id);
-        return id;
-      },
-      // Added to the line's object, not as customProps: those build two child loggers per request.
-      customSuccessObject: (req, res, line) => ({ ...line, ...requestLogProps(req, res) }),
-      customErrorObject: (req, res, _err, line) => ({ ...line, ...requestLogProps(req, res) }),
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(requestLog(deps.logger));
   app.use(requireHost);
   app.use(jsonBody(settings.bodyLimitBytes));
 
@@ -112,7 +95,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     ["/wallet", "/transact", "/webhook"],
     authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
-    rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute }),
+    rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
   );
   app.use(
     personalSignRoutes({
@@ -120,8 +103,7 @@ export function createApp(deps: GatewayDeps): Express {
       personalSign: createPersonalSignService({
         wallets: createWalletRepository(db),
         signatures,
-        producer: deps.producer,
-        results: deps.signResults,
+        batches: createSignBatches({ producer: deps.producer, results: deps.signResults, timeoutMs: settings.signTimeoutMs }),
         timeoutMs: settings.signTimeoutMs,
         logger: deps.logger,
       }),
@@ -131,6 +113,7 @@ export function createApp(deps: GatewayDeps): Express {
   const transactions = createTransactionRepository({ sql: deps.sql, db });
   app.use(
     transactionRoutes({
+      logger: deps.logger,
       transactions,
       sendTransaction: createSendTransactionService({
         transactions,

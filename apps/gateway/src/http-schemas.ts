@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAddress } from "ethers";
+import { checksumAddress } from "@relay/chain";
 
 /** Pieces of request and response schemas shared by several routes. */
 
@@ -27,7 +27,7 @@ export const evmAddress = (field: string) =>
         return z.NEVER;
       }
       try {
-        return getAddress(value); // checks a mixed-case checksum and returns the checksummed form
+        return checksumAddress(value); // checks a mixed-case checksum and returns the checksummed form
       } catch {
         ctx.addIssue({ code: "custom", message: `${field} has an invalid EIP-55 checksum (send it all lower-case to skip the check)` });
         return z.NEVER;

@@ -182,7 +182,7 @@ describe("operations", () => {
     const jobLines = (jobId: unknown) => lines().filter((l) => l.jobId === jobId && typeof l.outcome === "string");
     const withRequestId = (reqId: string) => ({ "x-request-id": reqId, authorization: `Bearer ${project.apiKey}`, "content-type": "application/json" });
 
-    it("links a personalSign request and its signing job: the request line names the signatureId, the job line the request", async () => {
+    it("links a personalSign request and its signing job: the request line names the signatureId, the job line the request and the signature", async () => {
       const reqId = `it-${randomUUID()}`;
       const res = await fetch(`${h.baseUrl}/wallet/project/${project.projectId}/personalSign`, {
         method: "POST",
@@ -194,8 +194,11 @@ describe("operations", () => {
 
       await until(() => requestLine(reqId) !== undefined);
       expect(requestLine(reqId)).toMatchObject({ reqId, signatureId, route: "/wallet/project/:projectId/personalSign", res: { statusCode: 200 } });
-      const job = lines().find((l) => l.queue === "personal-sign" && l.signatureId === signatureId && l.outcome === "completed");
-      expect(job).toMatchObject({ msg: "job completed", reqId, signatureId, attempt: 1, durationMs: expect.any(Number), latencyMs: expect.any(Number) });
+      // A signing job signs a batch: its line lists the batch's signatureIds and reqIds.
+      const job = lines().find((l) => l.queue === "personal-sign" && Array.isArray(l.signatureIds) && l.signatureIds.includes(signatureId) && l.outcome === "completed");
+      expect(job).toMatchObject({ msg: "job completed", attempt: 1, durationMs: expect.any(Number), latencyMs: expect.any(Number) });
+      expect(job!.signatureIds).toEqual([signatureId]);
+      expect(job!.reqIds).toEqual([reqId]);
       expect(jobLines(job!.jobId)).toHaveLength(1);
     });
 

@@ -50,6 +50,8 @@ describe("POST /wallet/project/:projectId/personalSign", () => {
       headers: { authorization: `Bearer ${project.apiKey}` },
     });
     expect(read.status).toBe(200);
+    // API answers are not cached: no ETag (computing one hashed every response body).
+    expect(read.headers.get("etag")).toBeNull();
     expect(await read.json()).toMatchObject({ signatureId, status: "SIGNED", message: "idempotent", signature: first.body.signature });
   });
 

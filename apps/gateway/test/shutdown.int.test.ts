@@ -70,9 +70,10 @@ describe("a gateway process stopped with SIGTERM", () => {
         body: JSON.stringify({ signerAddress: signer, message }),
       }),
     );
-    // Every request is stored and queued, and waits for a signing worker that is not there yet.
+    // Every request is stored and queued (in batch jobs), and waits for a signing worker that is not there yet.
     const queue = producer.queue("personalSign");
-    for (let waited = 0; (await queue.getWaitingCount()) < IN_FLIGHT; waited += 50) {
+    const queuedRequests = async () => (await queue.getWaiting()).reduce((n, job) => n + (job.data as { signatures: unknown[] }).signatures.length, 0);
+    for (let waited = 0; (await queuedRequests()) < IN_FLIGHT; waited += 50) {
       if (waited > 20_000) throw new Error(`requests not queued:\n${gateway.tail()}`);
       await new Promise((r) => setTimeout(r, 50));
     }

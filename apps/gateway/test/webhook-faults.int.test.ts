@@ -150,7 +150,10 @@ describe("webhook delivery under faults", () => {
       }
 
       // reqId: the id of the HTTP request that enqueued the job, for linked log lines (docs/metrics.md).
-      for (const data of personalSignJobs) expect(Object.keys(data).sort()).toEqual(["attempt", "reqId", "signatureId", "v"]);
+      for (const data of personalSignJobs) {
+        expect(Object.keys(data).sort()).toEqual(["batch", "signatures", "v"]);
+        for (const item of data.signatures as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual(["reqId", "signatureId"]);
+      }
       const txJobs = jobsOf(everything, "transaction");
       expect(txJobs.length).toBeGreaterThan(0);
       for (const data of txJobs) expect(Object.keys(data).sort()).toEqual(["projectId", "reqId", "transactionId", "v"]);

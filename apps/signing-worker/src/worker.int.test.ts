@@ -7,6 +7,7 @@ import { createProducer, createRedis, createResultWaiter, jobIdOf, type WorkerGr
 import { createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createSigningWorker } from "./worker";
 import { createSweepSignaturesProcessor } from "./processors/sweep-signatures.processor";
+import type { PersonalSignBatchResult } from "./processors/personal-sign.processor";
 
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -27,17 +28,27 @@ describe("signing worker", () => {
     worker = createSigningWorker({ sql: pool, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
     await worker.ready();
   };
-  const request = async (message: string, options: { deleteBeforeEnqueue?: boolean } = {}) => {
-    const project = await createProjectFixture(db, kek);
-    const wallet = project.wallets[0]!;
-    const id = randomUUID();
-    await signatures.insertPending({ id, projectId: project.projectId, walletId: wallet.id, message: new TextEncoder().encode(message) });
-    if (options.deleteBeforeEnqueue) await signatures.deletePending(id);
-    const payload = { v: 1 as const, signatureId: id, attempt: randomBytes(6).toString("hex") };
-    const finished = results.expect(jobIdOf("personalSign", payload), 10_000);
+  /** Stores a pending request per message (each of a new project) and enqueues them as one batch job. */
+  const requestBatch = async (messages: string[], options: { deleteBeforeEnqueue?: number[] } = {}) => {
+    const stored = [];
+    for (const [i, message] of messages.entries()) {
+      const project = await createProjectFixture(db, kek);
+      const wallet = project.wallets[0]!;
+      const id = randomUUID();
+      await signatures.insertPending({ id, projectId: project.projectId, walletId: wallet.id, message: new TextEncoder().encode(message) });
+      if (options.deleteBeforeEnqueue?.includes(i)) await signatures.deletePending(id);
+      stored.push({ id, wallet, message });
+    }
+    const payload = { v: 2 as const, batch: randomBytes(8).toString("hex"), signatures: stored.map((r) => ({ signatureId: r.id })) };
+    const finished = results.expect(jobIdOf("personalSign", payload), 10_000) as Promise<PersonalSignBatchResult>;
     finished.catch(() => undefined);
     const job = await producer.enqueue("personalSign", payload);
-    return { id, wallet, finished, job };
+    return { requests: stored, finished, job };
+  };
+  const request = async (message: string, options: { deleteBeforeEnqueue?: boolean } = {}) => {
+    const { requests, finished, job } = await requestBatch([message], { deleteBeforeEnqueue: options.deleteBeforeEnqueue ? [0] : [] });
+    const { id, wallet } = requests[0]!;
+    return { id, wallet, job, finished: finished.then((r) => r.results[id]!) };
   };
 
   beforeAll(() => results.ready());
@@ -77,15 +88,59 @@ describe("signing worker", () => {
     expect((await signatures.findById(id))?.status).toBe("SIGNED");
   });
 
-  it("fails at once, without retries, when the key cannot be opened, and stores no signature", async () => {
+  it("fails a request at once, without retries, when the key cannot be opened, and stores no signature", async () => {
     // A worker holding the wrong key-encryption key: authentication of the sealed key fails.
     await startWorker(createLocalSigner(testKek(), { loadKey: createWalletRepository(db).findWithKey }));
     const { id, finished, job } = await request("wrong kek");
-    await expect(finished).rejects.toThrow(/failed authentication/);
-    const failed = await producer.queue("personalSign").getJob(job.id!);
-    expect(failed?.attemptsMade).toBe(1);
-    expect(await failed?.getState()).toBe("failed");
+    expect(await finished).toEqual({ outcome: "failed", reason: expect.stringMatching(/failed authentication/) });
+    const done = await producer.queue("personalSign").getJob(job.id!);
+    expect(done).toBeUndefined(); // completed (each request has its answer) and removed, not retried
     expect((await signatures.findById(id))?.status).toBe("PENDING");
+  });
+
+  it("signs a batch in one job: each request its own signature, a gone one reported, not signed", async () => {
+    await startWorker(createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }));
+    const { requests, finished } = await requestBatch(["one", "two", "three", "four"], { deleteBeforeEnqueue: [2] });
+    const { results: outcome } = await finished;
+    expect(Object.keys(outcome).sort()).toEqual(requests.map((r) => r.id).sort());
+    for (const [i, r] of requests.entries()) {
+      if (i === 2) {
+        expect(outcome[r.id]).toEqual({ outcome: "gone" });
+        expect(await signatures.findById(r.id)).toBeNull();
+        continue;
+      }
+      const result = outcome[r.id] as { outcome: string; signature: string };
+      expect(result.outcome).toBe("signed");
+      expect(verifyMessage(r.message, result.signature)).toBe(r.wallet.address);
+      expect(await signatures.findById(r.id)).toMatchObject({ status: "SIGNED", signature: result.signature });
+    }
+  });
+
+  it("fails only the request whose key cannot be opened; the rest of its batch is signed", async () => {
+    const real = createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey });
+    const wrongKek = createLocalSigner(testKek(), { loadKey: createWalletRepository(db).findWithKey });
+    const brokenMessage = new TextEncoder().encode("broken");
+    await startWorker({
+      signMessage: (walletId, message) => (Buffer.compare(message, brokenMessage) === 0 ? wrongKek : real).signMessage(walletId, message),
+    });
+    const { requests, finished } = await requestBatch(["fine", "broken", "fine too"]);
+    const { results: outcome } = await finished;
+    expect(outcome[requests[1]!.id]).toEqual({ outcome: "failed", reason: expect.stringMatching(/failed authentication/) });
+    expect((await signatures.findById(requests[1]!.id))?.status).toBe("PENDING");
+    for (const i of [0, 2]) expect(outcome[requests[i]!.id]!.outcome).toBe("signed");
+  });
+
+  it("still signs a v1 job (one request, from a gateway before batching) and answers in the v1 shape", async () => {
+    await startWorker(createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }));
+    const project = await createProjectFixture(db, kek);
+    const id = randomUUID();
+    await signatures.insertPending({ id, projectId: project.projectId, walletId: project.wallets[0]!.id, message: new TextEncoder().encode("v1") });
+    const payload = { v: 1 as const, signatureId: id, attempt: randomBytes(6).toString("hex") };
+    const finished = results.expect(jobIdOf("personalSign", payload), 10_000);
+    await producer.enqueue("personalSign", payload);
+    const result = (await finished) as { outcome: string; signature: string };
+    expect(result.outcome).toBe("signed");
+    expect(verifyMessage("v1", result.signature)).toBe(project.wallets[0]!.address);
   });
 
   it("skips a request whose record is gone (given up by the gateway) without signing", async () => {

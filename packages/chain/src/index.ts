@@ -9,3 +9,4 @@ export { classifyRpcError } from "./rpc/rpc-errors";
 export type { RpcRefusal } from "./rpc/rpc-errors";
 export { createProviders } from "./rpc/providers";
 export type { Providers } from "./rpc/providers";
+export { checksumAddress } from "./address/checksum-address";

@@ -7,3 +7,5 @@ export type { NewApiKey } from "./api-key";
 export { CLOSE_MARGIN_MS, runProcess } from "./process";
 export type { RunningApp } from "./process";
 export { operatorTokenMatches, presentedToken } from "./operator-token";
+export { createBatcher } from "./batch";
+export type { BatcherOptions } from "./batch";

@@ -30,5 +30,4 @@ export * from "./webhooks/event-dispatch.repository";
 export * from "./webhooks/webhook-delivery.repository";
 export * from "./webhooks/wallet-balance.repository";
 export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
-export { createBatcher, type BatcherOptions } from "./batch";
 export * from "./metrics/metrics.repository";

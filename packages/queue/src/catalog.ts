@@ -10,6 +10,9 @@ import type { JobsOptions } from "bullmq";
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 const reqIdField = z.string().regex(REQUEST_ID_PATTERN).optional();
 
+/** Most personal-sign requests one signing job carries. */
+export const MAX_SIGN_BATCH = 100;
+
 /**
  * The one catalog of jobs: each entry names its queue, the zod schema of its payload (ids only,
  * versioned, never a secret), its retry policy and how its job id is built from domain ids so
@@ -18,15 +21,26 @@ const reqIdField = z.string().regex(REQUEST_ID_PATTERN).optional();
 export const jobCatalog = {
   personalSign: {
     queue: "personal-sign",
-    // `attempt` is new per gateway request: a retried request after a time-out must get a fresh
-    // job, not the finished one of the attempt that was given up.
-    payload: z.object({ v: z.literal(1), signatureId: z.uuid(), attempt: z.string().regex(/^[0-9a-f]{8,32}$/), reqId: reqIdField }),
-    jobId: (p: { signatureId: string; attempt: string }) => `${p.signatureId}-${p.attempt}`,
+    // v2: one job signs a batch of stored requests (the gateway groups the requests that arrive
+    // while its previous enqueue is out; docs/decisions.md). `batch` is new per job, so a request
+    // retried after a time-out gets a fresh job, never the given-up one. v1 (one request per job,
+    // `attempt` new per request) is what gateways before batching send: the worker still signs it,
+    // so a rolling deploy loses nothing.
+    payload: z.discriminatedUnion("v", [
+      z.object({ v: z.literal(1), signatureId: z.uuid(), attempt: z.string().regex(/^[0-9a-f]{8,32}$/), reqId: reqIdField }),
+      z.object({
+        v: z.literal(2),
+        batch: z.string().regex(/^[0-9a-f]{16,32}$/),
+        signatures: z.array(z.object({ signatureId: z.uuid(), reqId: reqIdField })).min(1).max(MAX_SIGN_BATCH),
+      }),
+    ]),
+    jobId: (p: { v: 1; signatureId: string; attempt: string } | { v: 2; batch: string }) =>
+      p.v === 1 ? `${p.signatureId}-${p.attempt}` : `sign-${p.batch}`,
     options: {
       // The gateway waits only a few seconds; quick retries fit inside that wait.
       attempts: 3,
       backoff: { type: "exponential", delay: 50 },
-      // The result travels in the completion event and the signature is in Postgres: nothing
+      // The result travels in the completion event and the signatures are in Postgres: nothing
       // needs the finished job, so it is deleted at once.
       removeOnComplete: true,
       removeOnFail: { age: 24 * 3600 },

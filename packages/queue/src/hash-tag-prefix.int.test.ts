@@ -47,7 +47,7 @@ describe("a hash-tagged queue prefix", () => {
     const results = createResultWaiter("personalSign", { connection: redis, prefix });
     await results.ready();
     const group = workerGroup([
-      createTypedWorker("personalSign", async (p) => ({ signed: p.signatureId }), { connection: redis, prefix, concurrency: 2, logger }),
+      createTypedWorker("personalSign", async (p) => ({ signed: p.v === 2 ? p.signatures[0]!.signatureId : p.signatureId }), { connection: redis, prefix, concurrency: 2, logger }),
       createTypedWorker("deliverWebhook", async () => ({ delivered: true }), { connection: redis, prefix, concurrency: 2, logger }),
       createTypedWorker("processTransaction", async () => {
         throw new Error("a failure leaves its own keys too");
@@ -57,9 +57,9 @@ describe("a hash-tagged queue prefix", () => {
       await group.ready();
       await producer.schedule("reconcileDeliveries");
       const signatureId = randomUUID();
-      const attempt = randomBytes(8).toString("hex");
-      const signed = results.expect(`${signatureId}-${attempt}`, 10_000);
-      await producer.enqueue("personalSign", { v: 1, signatureId, attempt });
+      const batch = randomBytes(8).toString("hex");
+      const signed = results.expect(`sign-${batch}`, 10_000);
+      await producer.enqueue("personalSign", { v: 2, batch, signatures: [{ signatureId }] });
       const delivery = await producer.enqueue("deliverWebhook", { v: 1, deliveryId: randomUUID() });
       await producer.enqueue("processTransaction", { v: 1, projectId: randomUUID(), transactionId: randomUUID() });
       expect(await signed).toEqual({ signed: signatureId });

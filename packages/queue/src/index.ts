@@ -1,4 +1,4 @@
-export { jobCatalog, jobIdOf, jobSchedules, REQUEST_ID_PATTERN } from "./catalog";
+export { jobCatalog, jobIdOf, jobSchedules, MAX_SIGN_BATCH, REQUEST_ID_PATTERN } from "./catalog";
 export type { JobName, JobPayload } from "./catalog";
 export { createRedis, redisReady } from "./connection";
 export type { Redis } from "./connection";

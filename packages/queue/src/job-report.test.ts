@@ -7,6 +7,13 @@ describe("job report", () => {
     expect(linkedIdsOf({ v: 1 })).toEqual({});
   });
 
+  it("links the ids of a batch job as lists", () => {
+    expect(linkedIdsOf({ v: 2, batch: "b", signatures: [{ signatureId: "s1", reqId: "r1" }, { signatureId: "s2" }] })).toEqual({
+      signatureIds: ["s1", "s2"],
+      reqIds: ["r1"],
+    });
+  });
+
   it("counts latency from the first time the job was due", () => {
     expect(firstDueAt({ timestamp: 1000, opts: {} })).toBe(1000);
     expect(firstDueAt({ timestamp: 1000, opts: { delay: 500 } })).toBe(1500);

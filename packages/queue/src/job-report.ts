@@ -26,11 +26,21 @@ export interface JobObserver {
 /** Payload fields that link a job's log line to requests and records (ids only, never secrets). */
 const LINKED_IDS = ["reqId", "projectId", "signatureId", "transactionId", "deliveryId"] as const;
 
-export function linkedIdsOf(payload: object): Record<string, string> {
-  const ids: Record<string, string> = {};
+/**
+ * The payload's ids. A batch job (`signatures: [{ signatureId, reqId }]`) gives them as lists,
+ * `signatureIds` and `reqIds`, so the line of the job that signed a request is found by either.
+ */
+export function linkedIdsOf(payload: object): Record<string, string | string[]> {
+  const ids: Record<string, string | string[]> = {};
+  const fields = payload as Record<string, unknown>;
   for (const key of LINKED_IDS) {
-    const value = (payload as Record<string, unknown>)[key];
+    const value = fields[key];
     if (typeof value === "string") ids[key] = value;
+  }
+  if (Array.isArray(fields.signatures)) {
+    const items = fields.signatures as { signatureId?: unknown; reqId?: unknown }[];
+    ids.signatureIds = items.flatMap((i) => (typeof i.signatureId === "string" ? [i.signatureId] : []));
+    ids.reqIds = items.flatMap((i) => (typeof i.reqId === "string" ? [i.reqId] : []));
   }
   return ids;
 }

@@ -35,7 +35,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (isAppError(error)) {
-      if (error.status >= 500) (req.log ?? logger).error({ err: error, code: error.code }, "request failed");
+      if (error.status >= 500) logger.error({ err: error, code: error.code, reqId: req.id }, "request failed");
       res.status(error.status).json({ message: error.message, ...error.details });
       return;
     }
@@ -44,7 +44,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.status(error.status).json({ message: error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message });
       return;
     }
-    (req.log ?? logger).error({ err: error }, "unexpected error");
+    logger.error({ err: error, reqId: req.id }, "unexpected error");
     res.status(500).json({ message: "Internal error; the request was not completed. Retry later." });
   };
 }

@@ -45,18 +45,33 @@ export function httpMetrics(registry: Registry): RequestHandler {
         registers: [registry],
       }),
   );
+  // The label sets are few (method × route pattern × status): their series are looked up once,
+  // not hashed from a labels object on every request.
+  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  const seriesOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${route} ${status}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { method, route, status };
+      const counter = requests.labels(labels);
+      const histogram = duration.labels(labels);
+      found = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      series.set(key, found);
+    }
+    return found;
+  };
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.once("close", () => {
       // An exception here would be thrown from an event handler, outside any request: never let it.
       try {
-        const labels = {
-          method: METHODS.has(req.method) ? req.method : "other",
-          route: routeLabel(req, res),
-          status: res.writableFinished ? String(res.statusCode) : "aborted",
-        };
-        requests.inc(labels);
-        duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+        const one = seriesOf(
+          METHODS.has(req.method) ? req.method : "other",
+          routeLabel(req, res),
+          res.writableFinished ? String(res.statusCode) : "aborted",
+        );
+        one.count();
+        one.observe(Number(process.hrtime.bigint() - started) / 1e9);
       } catch {
         // a request not counted
       }

@@ -1,37 +1,20 @@
 import type { RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
-import { RedisStore, type RedisReply } from "rate-limit-redis";
-import type { ClientRateLimitInfo, IncrementResponse } from "express-rate-limit";
 import type { Redis } from "ioredis";
+import type { Logger } from "@relay/core";
 import type { Principal } from "./auth";
+import { CoalescingRedisStore } from "./rate-limit-store";
 
 export interface RateLimitDeps {
   redis: Redis;
   /** Key prefix in Redis, shared by all gateway replicas so the limit holds across them. */
   prefix: string;
   perMinute: number;
+  logger: Logger;
 }
 
-/**
- * rate-limit-redis loads its Lua scripts once, when the limiter is created; if Redis cannot be
- * asked at that moment the rejected load is kept and every later count fails, so the limit would be
- * off until a restart. This store loads a script again whenever the last load failed.
- */
-class ReloadingRedisStore extends RedisStore {
-  override async increment(key: string): Promise<IncrementResponse> {
-    await this.incrementScriptSha.catch(() => {
-      this.incrementScriptSha = this.loadIncrementScript();
-    });
-    return super.increment(key);
-  }
-
-  override async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    await this.getScriptSha.catch(() => {
-      this.getScriptSha = this.loadGetScript();
-    });
-    return super.get(key);
-  }
-}
+/** At most one warning per this many ms while Redis cannot count hits. */
+const WARN_EVERY_MS = 10_000;
 
 /**
  * Per-API-key rate limit (runs after authentication), counted in Redis so that N gateways share
@@ -39,6 +22,12 @@ class ReloadingRedisStore extends RedisStore {
  * passes: the limiter must not turn a Redis blip into refused requests on its own.
  */
 export function rateLimitPerKey(deps: RateLimitDeps): RequestHandler {
+  let warnedAt = 0;
+  const onError = (err: Error) => {
+    if (Date.now() - warnedAt < WARN_EVERY_MS) return;
+    warnedAt = Date.now();
+    deps.logger.warn({ err: err.message }, "rate limit not counted: Redis cannot be asked; requests pass uncounted");
+  };
   return rateLimit({
     windowMs: 60_000,
     limit: deps.perMinute,
@@ -46,10 +35,7 @@ export function rateLimitPerKey(deps: RateLimitDeps): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     keyGenerator: (_req, res) => (res.locals.principal as Principal).keyId,
-    store: new ReloadingRedisStore({
-      prefix: `${deps.prefix}:ratelimit:`,
-      sendCommand: (command: string, ...args: string[]) => deps.redis.call(command, ...args) as Promise<RedisReply>,
-    }),
+    store: new CoalescingRedisStore(deps.redis, `${deps.prefix}:ratelimit:`, onError),
     handler: (_req, res, _next, options) => {
       const retryAfter = res.getHeader("Retry-After");
       res.status(options.statusCode).json({

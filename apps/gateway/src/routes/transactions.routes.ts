@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Router, type ErrorRequestHandler } from "express";
-import { AppError, isAppError } from "@relay/core";
+import { AppError, isAppError, type Logger } from "@relay/core";
 import type { TransactionRepository } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds, requestIdOf } from "../middleware/request-log";
@@ -10,6 +10,7 @@ import { sendTransactionRequest, transactionParams } from "./transactions.schema
 import { toTransactionResponse } from "./transactions.response";
 
 export interface TransactionRoutesDeps {
+  logger: Logger;
   sendTransaction: SendTransactionService;
   transactions: Pick<TransactionRepository, "findById" | "history" | "attempts">;
 }
@@ -38,7 +39,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
   const internalErrorWithoutFields: ErrorRequestHandler = (err, req, res, next) => {
     const status = isAppError(err) ? err.status : 500;
     if (status >= 500 && !res.headersSent) {
-      req.log.error({ err }, "sendTransaction failed");
+      deps.logger.error({ err, reqId: req.id }, "sendTransaction failed");
       res.status(500).json({});
       return;
     }

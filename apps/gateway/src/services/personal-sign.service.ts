@@ -1,16 +1,17 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { AppError, isAppError, type Logger } from "@relay/core";
 import type { SignatureRepository, WalletRepository } from "@relay/db";
-import { jobIdOf, type Job, type Producer, type ResultWaiter } from "@relay/queue";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { RequestContext } from "./request-context";
 import { CLEANUP_DELAYS_MS, retryInBackground } from "./retry-in-background";
+import type { SignBatches } from "./sign-batches";
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
   signatures: Pick<SignatureRepository, "insertPending" | "findById" | "deletePending">;
-  producer: Pick<Producer, "enqueue" | "discard">;
-  results: Pick<ResultWaiter, "expect">;
+  /** Hands requests to the signing worker in batches and waits for each one's outcome. */
+  batches: Pick<SignBatches, "sign">;
+  /** The batches' time-out, named in the answer when it runs out. */
   timeoutMs: number;
   logger: Logger;
   /** Waits between tries of a clean-up that failed because Postgres was unreachable. */
@@ -75,21 +76,15 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
 
   const waitForSignature = async (signatureId: string, request: PersonalSignRequest, context: RequestContext): Promise<PersonalSignResponse> => {
     let failure: unknown;
-    let job: Job | undefined;
     try {
-      const payload = { v: 1 as const, signatureId, attempt: randomBytes(6).toString("hex"), reqId: context.reqId };
-      const finished = deps.results.expect(jobIdOf("personalSign", payload), deps.timeoutMs);
-      finished.catch(() => undefined); // observed below; a rejection before that is not unhandled
-      job = await deps.producer.enqueue("personalSign", payload);
-      const result = (await finished) as { outcome: string; signature?: string };
-      if (result.outcome === "signed" && result.signature) return respond(signatureId, request, result.signature);
-      failure = new AppError("INTERNAL", "signing worker reported the request gone");
+      const result = await deps.batches.sign(signatureId, context.reqId);
+      if (result.outcome === "signed") return respond(signatureId, request, result.signature);
+      failure = new AppError("INTERNAL", result.outcome === "gone" ? "signing worker reported the request gone" : `signing failed: ${result.reason}`);
     } catch (e) {
       failure = e;
     }
-    // Give up cleanly: drop the job if no worker has it, remove the request unless the worker
-    // signed it after all.
-    if (job) await deps.producer.discard(job);
+    // Give up cleanly (the batch's job is already removed unless a worker has it): remove the
+    // request unless the worker signed it after all.
     let removed: boolean;
     try {
       removed = await deps.signatures.deletePending(signatureId);

@@ -1,4 +1,4 @@
-import { getAddress } from "ethers";
+import { checksumAddress } from "../address/checksum-address";
 import { badRequest, describeValue } from "./describe-value";
 import { convertInteger } from "./integer-value";
 
@@ -52,7 +52,7 @@ function convertAddress(value: unknown, path: string, got: () => string): string
   }
   try {
     // All-lower or all-upper hex carries no checksum; mixed case must be a correct EIP-55 one.
-    return getAddress(value);
+    return checksumAddress(value);
   } catch (e) {
     throw badRequest(`${path} must be an address with a valid EIP-55 checksum (or all one case)${got()}`, e);
   }

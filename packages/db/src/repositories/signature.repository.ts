@@ -1,4 +1,4 @@
-import { createBatcher, type BatcherOptions } from "../batch";
+import { createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
 
 /**

@@ -1,4 +1,4 @@
-import { createBatcher, type BatcherOptions } from "../batch";
+import { createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
 import type { JsonValue } from "../transactions/transaction-record";
 import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPTS } from "./webhook.sql";

@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { AppError, createBatcher, toError } from "@relay/core";
+import { jobIdOf, MAX_SIGN_BATCH, type Job, type Producer, type ResultWaiter } from "@relay/queue";
+
+export interface SignBatchesDeps {
+  producer: Pick<Producer, "enqueue" | "discard">;
+  results: Pick<ResultWaiter, "expect">;
+  /** How long a batch may take from its enqueue to its result. */
+  timeoutMs: number;
+  maxBatchSize?: number;
+}
+
+/** What the signing worker made of one request (its PersonalSignResult). */
+export type SignOutcome = { outcome: "signed"; signature: string } | { outcome: "gone" } | { outcome: "failed"; reason: string };
+
+interface BatchResult {
+  v: 2;
+  results: Record<string, SignOutcome>;
+}
+
+/**
+ * `work`, or a TIMEOUT rejection after `ms`: an enqueue that hangs (a Redis connection that never
+ * came up) must not hold the batch slot, and every request behind it, forever.
+ */
+function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError("TIMEOUT", `The signing job could not be enqueued within ${ms} ms`, { retryable: true })), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+interface Ticket {
+  /** The batch's result; rejects (TIMEOUT, the job failed) only after the job was discarded. */
+  done: Promise<BatchResult>;
+}
+
+/**
+ * Hands stored personal-sign requests to the signing worker in batches: one job, one completion
+ * event and one Redis round trip each way for all the requests that arrived while the previous
+ * batch was being enqueued. Under light load a request goes out at once, alone; under load the
+ * per-job cost of BullMQ (its scripts, the events every gateway reads, the worker's fetch and
+ * finish) is shared by the batch (docs/decisions.md).
+ *
+ * When a batch fails or times out, its job is removed unless a worker holds it already, before
+ * any of its requests hears of it: a request that then removes its record knows no worker will
+ * start on it (one that already has, finds the record gone and does not sign).
+ */
+export function createSignBatches(deps: SignBatchesDeps) {
+  const enqueueBatch = createBatcher<{ signatureId: string; reqId?: string | undefined }, Ticket>(
+    async (requests) => {
+      const payload = {
+        v: 2 as const,
+        batch: randomBytes(8).toString("hex"),
+        signatures: requests.map(({ signatureId, reqId }) => ({ signatureId, ...(reqId === undefined ? {} : { reqId }) })),
+      };
+      // Waiting starts before the job exists, so a job that finishes at once cannot slip past.
+      const finished = deps.results.expect(jobIdOf("personalSign", payload), deps.timeoutMs) as Promise<BatchResult>;
+      finished.catch(() => undefined); // observed below, or dropped with a batch that was never enqueued
+      let job: Job;
+      try {
+        job = await withinTimeout(deps.producer.enqueue("personalSign", payload), deps.timeoutMs);
+      } catch (e) {
+        const error = toError(e);
+        return requests.map(() => error);
+      }
+      const done = finished.catch(async (e: unknown) => {
+        await deps.producer.discard(job);
+        throw e;
+      });
+      done.catch(() => undefined); // observed by every request of the batch
+      return requests.map(() => ({ done }));
+    },
+    { maxBatchSize: Math.min(deps.maxBatchSize ?? MAX_SIGN_BATCH, MAX_SIGN_BATCH), maxInFlight: 1 },
+  );
+
+  return {
+    /**
+     * Signs a stored request in the next batch and answers the worker's outcome for it. Rejects
+     * when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT).
+     */
+    sign: async (signatureId: string, reqId?: string): Promise<SignOutcome> => {
+      const ticket = await enqueueBatch({ signatureId, reqId });
+      const { results } = await ticket.done;
+      const outcome = results[signatureId];
+      if (!outcome) throw new AppError("INTERNAL", `signing worker's answer for batch has no result for ${signatureId}`);
+      return outcome;
+    },
+  };
+}
+
+export type SignBatches = ReturnType<typeof createSignBatches>;
