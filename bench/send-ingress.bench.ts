@@ -6,7 +6,10 @@
  * generator, a bare Express 5 process (`express.json()` + a handler answering
  * `{transactionId: randomUUID()}`, bench/lib/bare-express.ts).
  *
- *   pnpm bench:send-ingress [--seconds 20] [--concurrency 50] [--no-request-id]
+ *   pnpm bench:send-ingress [--seconds 20] [--rounds 4] [--concurrency 50] [--no-request-id]
+ *
+ * The two are measured in alternation, `--rounds` slices of seconds/rounds each, so that a change
+ * of this VM's speed during the run (it varies by a third between minutes here) falls on both.
  *
  * Each request is a valid Recorder `setOrder` call with its own order id and, unless
  * --no-request-id, its own requestId (a random UUID). A chain pointing at an anvil node is
@@ -17,12 +20,13 @@ import { createDatabase, createPool } from "@relay/db";
 import { createProjectFixture, createTestDatabase, deployRecorder, startAnvil, testQueuePrefix } from "@relay/testing";
 import { flag, line, numberArg } from "./lib/args";
 import { cpuMeter } from "./lib/cpu";
-import { closedLoop, type LoadResult } from "./lib/load";
+import { closedLoop, mergeLoads, type LoadResult } from "./lib/load";
 import { machineMeter } from "./lib/machine";
 import { startApp, stopApp, waitForHttp } from "./lib/processes";
 import { deleteQueueKeys, freePort, postgresBackendsOf, postgresBackground, registerChain } from "./lib/relay";
 
 const seconds = numberArg("seconds", 20);
+const rounds = numberArg("rounds", 4);
 const concurrency = numberArg("concurrency", 50);
 const withRequestId = !flag("no-request-id");
 const WARM_UP_SECONDS = 3;
@@ -82,20 +86,33 @@ async function main() {
     "postgres wal writer, bgwriter, ckpt": postgresBackground,
     redis: /^redis-server/,
   });
-  const machine = machineMeter();
-  machine.start();
-  gatewayMeter.start();
-  const relay = await load(gatewayUrl, seconds);
-  const relayCpu = gatewayMeter.stop();
-  const relayMachine = machine.stop();
-  const rowsWritten = (await countRows()) - rowsBefore;
-
   const bareMeter = cpuMeter({ "bare express": [bare.pid!], "load generator": [process.pid] });
-  machine.start();
-  bareMeter.start();
-  const baseline = await load(bareUrl, seconds);
-  const bareCpu = bareMeter.stop();
-  const bareMachine = machine.stop();
+  const machine = machineMeter();
+  const relayPhases: LoadResult[] = [];
+  const barePhases: LoadResult[] = [];
+  const relayCpu: Record<string, number> = {};
+  const bareCpu: Record<string, number> = {};
+  let relayMachine = 0;
+  let bareMachine = 0;
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+  };
+  for (let round = 0; round < rounds; round++) {
+    machine.start();
+    gatewayMeter.start();
+    relayPhases.push(await load(gatewayUrl, seconds / rounds));
+    add(relayCpu, gatewayMeter.stop());
+    relayMachine += machine.stop();
+
+    machine.start();
+    bareMeter.start();
+    barePhases.push(await load(bareUrl, seconds / rounds));
+    add(bareCpu, bareMeter.stop());
+    bareMachine += machine.stop();
+  }
+  const relay = mergeLoads(relayPhases);
+  const baseline = mergeLoads(barePhases);
+  const rowsWritten = (await countRows()) - rowsBefore;
 
   await pool.end();
   await Promise.all([stopApp(gateway), stopApp(bare)]);
@@ -116,7 +133,7 @@ async function main() {
       `${((machineSecs / r.seconds) * 100).toFixed(0)}% of ${machine.cores * 100}%; the processes above ${((ours / r.seconds) * 100).toFixed(0)}%, others ${(((machineSecs - ours) / r.seconds) * 100).toFixed(0)}%`,
     );
   };
-  line("clients / duration", `${concurrency} closed-loop clients / ${seconds} s each (after ${WARM_UP_SECONDS} s warm-up each), requestId: ${withRequestId ? "a new UUID per request" : "none"}`);
+  line("clients / duration", `${concurrency} closed-loop clients / ${seconds} s each in ${rounds} alternating slices (after ${WARM_UP_SECONDS} s warm-up each), requestId: ${withRequestId ? "a new UUID per request" : "none"}`);
   report("gateway sendTransaction (no tx-worker)", relay, relayCpu, relayMachine);
   line("  transactions written during the run", `${rowsWritten} (200 answers: ${relay.statuses[200] ?? 0})`);
   report("bare Express 5 JSON handler", baseline, bareCpu, bareMachine);

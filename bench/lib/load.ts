@@ -10,6 +10,8 @@ export interface LoadResult {
   p90: number;
   p99: number;
   max: number;
+  /** Every request's latency in ms, sorted. */
+  latencies: number[];
 }
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
@@ -70,5 +72,26 @@ export async function closedLoop(options: {
     p90: percentile(latencies, 90),
     p99: percentile(latencies, 99),
     max: latencies[latencies.length - 1] ?? NaN,
+    latencies,
+  };
+}
+
+/** Several load phases against the same target (e.g. alternating with a baseline) as one result. */
+export function mergeLoads(results: LoadResult[]): LoadResult {
+  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const statuses: Record<number, number> = {};
+  for (const r of results) for (const [status, n] of Object.entries(r.statuses)) statuses[Number(status)] = (statuses[Number(status)] ?? 0) + n;
+  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
+  return {
+    requests: latencies.length,
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    statuses,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
+    p99: percentile(latencies, 99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    latencies,
   };
 }

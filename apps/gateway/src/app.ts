@@ -79,17 +79,6 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(requireHost);
   app.use(jsonBody(settings.bodyLimitBytes));
 
-  app.use(
-    healthRoutes({
-      checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() },
-    }),
-  );
-  app.use(docsRoutes(buildOpenApiDocument()));
-
-  registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
-  app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", logger: deps.logger }));
-  if (settings.adminToken) app.use(adminQueuesRoutes({ queue: deps.producer.queue, adminToken: settings.adminToken }));
-
   // Concurrent personal-sign requests share their INSERTs (docs/decisions.md).
   const signatures = createSignatureRepository(deps.signatureSql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   app.use(
@@ -110,7 +99,8 @@ export function createApp(deps: GatewayDeps): Express {
     }),
   );
 
-  const transactions = createTransactionRepository({ sql: deps.sql, db });
+  // Concurrent sendTransaction requests share their INSERT statement and its commit.
+  const transactions = createTransactionRepository({ sql: deps.sql, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   app.use(
     transactionRoutes({
       logger: deps.logger,
@@ -132,6 +122,19 @@ export function createApp(deps: GatewayDeps): Express {
       production: settings.env === "production",
     }),
   );
+
+  // Operator and documentation routes after the API's: every API request would otherwise pass
+  // through their routers first.
+  app.use(
+    healthRoutes({
+      checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() },
+    }),
+  );
+  app.use(docsRoutes(buildOpenApiDocument()));
+
+  registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
+  app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", logger: deps.logger }));
+  if (settings.adminToken) app.use(adminQueuesRoutes({ queue: deps.producer.queue, adminToken: settings.adminToken }));
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -62,6 +62,19 @@ describe("authenticate", () => {
     }
   });
 
+  it("refuses a wrong secret for a key whose right secret just passed (remembered tokens are whole tokens)", async () => {
+    const [row, token] = record("p1");
+    const s = await serve(new Map([[row.id, row]]), 60_000, { now: 0 });
+    try {
+      const wrong = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`;
+      expect((await fetch(s.url, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect((await fetch(s.url, { headers: { authorization: `Bearer ${wrong}` } })).status).toBe(401);
+      expect((await fetch(s.url, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      s.server.close();
+    }
+  });
+
   it("answers the same 401 for unknown ids and wrong secrets", async () => {
     const [row, token] = record("p1");
     const s = await serve(new Map([[row.id, row]]), 0, { now: 0 });

@@ -96,7 +96,7 @@ describe("processTransaction processor", () => {
       calldata: Buffer.from(calldata.slice(2), "hex"),
     });
     if (!created.created) throw new Error("transaction not created");
-    return { projectId: project.projectId, transactionId: created.transaction.id, address, payload: { v: 1 as const, projectId: project.projectId, transactionId: created.transaction.id } };
+    return { projectId: project.projectId, transactionId: created.id, address, payload: { v: 1 as const, projectId: project.projectId, transactionId: created.id } };
   }
 
   const walletNonce = async (chainId: bigint, address: string) =>

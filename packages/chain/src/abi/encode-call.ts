@@ -1,4 +1,5 @@
-import { Interface, isError, type FunctionFragment } from "ethers";
+import type { FunctionFragment, ParamType } from "ethers";
+import { encodeAbiParameters, type AbiParameter } from "viem";
 import { toError } from "@relay/core";
 import { badRequest, describeValue, isPlainObject } from "./describe-value";
 import { convertValue, type ConvertBudget, type NormalizedValue } from "./convert-value";
@@ -22,20 +23,29 @@ export interface EncodedCall {
 interface Prepared {
   signature: string;
   selector: string;
-  iface: Interface;
+  /** The parameters as JSON ABI, the form viem encodes from. */
+  params: AbiParameter[];
 }
 const prepared = new WeakMap<FunctionFragment, Prepared>();
 const prepare = (fragment: FunctionFragment): Prepared => {
   let p = prepared.get(fragment);
   if (!p) {
-    p = { signature: fragment.format("sighash"), selector: fragment.selector, iface: new Interface([fragment]) };
+    const params = fragment.inputs.map((input) => JSON.parse(input.format("json")) as AbiParameter);
+    p = { signature: fragment.format("sighash"), selector: fragment.selector, params };
     prepared.set(fragment, p);
   }
   return p;
 };
 
+/** A normalized value (integers as decimal strings, tuples as arrays) as viem takes it: integers as bigints. */
+function abiValue(type: ParamType, value: NormalizedValue): unknown {
+  if (type.isArray()) return (value as NormalizedValue[]).map((v) => abiValue(type.arrayChildren, v));
+  if (type.isTuple()) return (value as NormalizedValue[]).map((v, i) => abiValue(type.components[i]!, v));
+  return type.baseType.startsWith("int") || type.baseType.startsWith("uint") ? BigInt(value as string) : value;
+}
+
 export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCall {
-  const { signature, selector, iface } = prepare(fragment);
+  const { signature, selector, params } = prepare(fragment);
   const given = args === undefined ? {} : args;
   if (!isPlainObject(given)) {
     throw badRequest(`args must be an object keyed by parameter name or index; got ${describeValue(args)}`);
@@ -44,12 +54,16 @@ export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCa
   const fields = fieldValues(given, fragment.inputs, "args", { noun: "parameter", label: signature });
   const normalizedArgs = fields.map((field) => convertValue(field.type, field.value, field.path, 0, budget));
   try {
-    const calldata = iface.encodeFunctionData(fragment, normalizedArgs);
+    const values = normalizedArgs.map((v, i) => abiValue(fragment.inputs[i]!, v));
+    // viem's encoder: the same bytes as ethers' AbiCoder (a property test holds it to that) at
+    // about a twentieth of its CPU (ethers took ~120 µs for a small tuple, a seventh of the
+    // gateway's work per sendTransaction).
+    const calldata = `${selector}${encodeAbiParameters(params, values).slice(2)}`;
     return { calldata, selector, normalizedArgs };
   } catch (e) {
-    // Not expected once every value has been converted; if ethers still refuses, the request
-    // caused it, and the client should hear ethers' reason rather than a 500.
-    const reason = isError(e, "INVALID_ARGUMENT") ? e.shortMessage : toError(e).message;
-    throw badRequest(`args could not be encoded for ${signature}: ${reason}`, e);
+    // Not expected once every value has been converted; if the encoder still refuses, the request
+    // caused it, and the client should hear its reason rather than a 500.
+    const error = toError(e) as Error & { shortMessage?: string };
+    throw badRequest(`args could not be encoded for ${signature}: ${error.shortMessage ?? error.message}`, e);
   }
 }

@@ -3,6 +3,8 @@ import { AppError } from "@relay/core";
 import type { TransactionStatus } from "./lifecycle";
 import type { TransactionStatusChangePayload } from "./status-change-event";
 import { createFixture, newTransaction, transactionTestContext, type Fixture } from "./test-fixtures";
+import { createTransactionRepository } from "./transaction.repository";
+import type { Sql } from "../client";
 
 const ctx = transactionTestContext();
 const { repository } = ctx;
@@ -55,9 +57,9 @@ describe("create", () => {
 
     const result = await repository.create(input);
 
-    expect(result).toEqual({
-      created: true,
-      transaction: {
+    expect(result).toEqual({ created: true, id: input.id, createdAt: expect.any(Date) });
+    if (!result.created) throw new Error("not created");
+    expect(await repository.findById(input.projectId, input.id)).toEqual({
         ...input,
         status: "PENDING",
         fromAddress: null,
@@ -66,16 +68,13 @@ describe("create", () => {
         hash: null,
         blockNumber: null,
         error: null,
-        createdAt: expect.any(Date),
-        updatedAt: expect.any(Date),
-      },
+        createdAt: result.createdAt,
+        updatedAt: result.createdAt,
     });
-    if (!result.created) throw new Error("not created");
-    expect(await repository.findById(input.projectId, input.id)).toEqual(result.transaction);
 
     const [change, ...moreChanges] = await changes(input.projectId, input.id);
     expect(moreChanges).toEqual([]);
-    expect(change).toMatchObject({ status: "PENDING", previousStatus: null, reason: null, createdAt: result.transaction.createdAt });
+    expect(change).toMatchObject({ status: "PENDING", previousStatus: null, reason: null, createdAt: result.createdAt });
 
     const [event, ...moreEvents] = await events(input.projectId, input.id);
     expect(moreEvents).toEqual([]);
@@ -83,13 +82,13 @@ describe("create", () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       projectId: input.projectId,
       eventType: "TransactionStatusChange",
-      createdAt: result.transaction.createdAt,
+      createdAt: result.createdAt,
       dispatchedAt: null,
       payload: {
         id: event?.id,
         eventType: "TransactionStatusChange",
         projectId: input.projectId,
-        createdAt: result.transaction.createdAt.toISOString(),
+        createdAt: result.createdAt.toISOString(),
         data: {
           transactionId: input.id,
           chainId: fixture.chainId.toString(),
@@ -150,6 +149,55 @@ describe("create", () => {
     await expect(repository.create(input)).rejects.toThrow(/foreign key/);
     expect(await repository.findById(input.projectId, input.id)).toBeNull();
     expect(await events(input.projectId, input.id)).toEqual([]);
+  });
+});
+
+describe("createMany and coalesced creates", () => {
+  /** Counts the statements the repository sends. */
+  let statements = 0;
+  const counted: Sql = { query: ((...args: Parameters<Sql["query"]>) => (statements++, ctx.pool.query(...args))) as Sql["query"] };
+  const coalescing = createTransactionRepository({ sql: counted, db: ctx.db, coalesce: { maxBatchSize: 100, maxInFlight: 1 } });
+
+  test("createMany stores each transaction with its own change and event, in one statement; a repeated id is created once", async () => {
+    const [a, b] = [newTransaction(fixture), newTransaction(fixture)];
+    const results = await repository.createMany([a, b, { ...a, args: { again: true } }]);
+    expect(results).toEqual([
+      { created: true, id: a.id, createdAt: expect.any(Date) },
+      { created: true, id: b.id, createdAt: expect.any(Date) },
+      { created: false, existingId: a.id },
+    ]);
+    for (const t of [a, b]) {
+      expect(await repository.findById(t.projectId, t.id)).toMatchObject({ args: t.args, status: "PENDING" });
+      expect(await changes(t.projectId, t.id)).toHaveLength(1);
+      const [event, ...more] = await events(t.projectId, t.id);
+      expect(more).toEqual([]);
+      expect(event!.payload).toMatchObject({ id: event!.id, data: { transactionId: t.id, status: "PENDING" } });
+    }
+  });
+
+  test("concurrent creates go out as one statement, each answered as if alone", async () => {
+    const inputs = Array.from({ length: 10 }, () => newTransaction(fixture));
+    statements = 0;
+    const results = await Promise.all([...inputs, inputs[0]!].map((input) => coalescing.create(input)));
+    expect(results.slice(0, 10).every((r) => r.created)).toBe(true);
+    expect(results[10]).toEqual({ created: false, existingId: inputs[0]!.id });
+    // All eleven calls were made in one tick: they go out together.
+    expect(statements).toBe(1);
+  });
+
+  test("a request Postgres refuses for its data fails alone; the rest of its batch is created", async () => {
+    const unknownChain = (await createFixture(ctx.pool, 0)).chainId + 1n;
+    const good = [newTransaction(fixture), newTransaction(fixture)];
+    const bad = newTransaction(fixture, { chainId: unknownChain });
+    // The first call goes out alone; the next three wait behind it and form one batch.
+    const first = coalescing.create(newTransaction(fixture));
+    const batch = [good[0]!, bad, good[1]!].map((input) => coalescing.create(input).then((r) => r, (e: unknown) => e));
+    await first;
+    const [okA, refused, okB] = await Promise.all(batch);
+    expect(okA).toMatchObject({ created: true });
+    expect(okB).toMatchObject({ created: true });
+    expect(String(refused)).toMatch(/foreign key/);
+    expect(await repository.findById(bad.projectId, bad.id)).toBeNull();
   });
 });
 

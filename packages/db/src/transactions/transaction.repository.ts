@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { AppError, toError } from "@relay/core";
+import { AppError, createBatcher, toError, type BatcherOptions } from "@relay/core";
 import type { Database, Sql } from "../client";
 import { attemptData, toAttempt, type AttemptRecord, type NewAttempt } from "./attempt-record";
 import { assertCanMove, ERROR_STATUSES, UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
-import { ALLOCATE_NONCE, BINDING, CREATE, FIND_BY_ID, FIND_UNFINISHED, MOVE } from "./transaction.sql";
+import { ALLOCATE_NONCE, BINDING, CREATE_MANY, FIND_BY_ID, FIND_UNFINISHED, MOVE } from "./transaction.sql";
 import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
 
 /**
@@ -11,7 +11,8 @@ import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type T
  * (docs/transactions.md).
  *
  * - create(input): inserts a PENDING transaction with its first status change and outbox event;
- *   `{ created: false }` when the project already has a transaction with this id.
+ *   `{ created: false }` when the project already has a transaction with this id. createMany does
+ *   it for many in one statement; with `coalesce`, concurrent creates share one.
  * - move(projectId, id, { from, to, reason?, set? }): `from` → `to` if the transaction is still in
  *   `from`, with a status change and an outbox event; false when it is not (another worker moved
  *   it first: do nothing on chain). A move outside the lifecycle table throws.
@@ -32,6 +33,11 @@ export type TransactionDatabase = Pick<Database, "transactionStatusChange" | "tr
 export interface TransactionRepositoryDeps {
   sql: Sql;
   db: TransactionDatabase;
+  /**
+   * Coalesce concurrent `create` calls into one statement (and one commit) per batch: the
+   * gateway's sendTransaction under load. Without it, one statement per call.
+   */
+  coalesce?: BatcherOptions;
 }
 
 export interface NewTransaction {
@@ -46,7 +52,7 @@ export interface NewTransaction {
   valueWei?: bigint;
 }
 
-export type CreateResult = { created: true; transaction: TransactionRecord } | { created: false; existingId: string };
+export type CreateResult = { created: true; id: string; createdAt: Date } | { created: false; existingId: string };
 
 /** Columns a move may set with the status. A key left out keeps its value; null clears it. */
 export interface MoveFields {
@@ -95,23 +101,47 @@ function moveFields(set: MoveFields): Record<string, string | null> {
   return fields;
 }
 
-export function createTransactionRepository({ sql, db }: TransactionRepositoryDeps) {
+export function createTransactionRepository({ sql, db, coalesce }: TransactionRepositoryDeps) {
+  const createMany = async (inputs: readonly NewTransaction[]): Promise<CreateResult[]> => {
+    const result = await sql.query<{ projectId: string; id: string; createdAt: Date }>({ name: "transaction.createMany", text: CREATE_MANY }, [
+      inputs.map((i) => i.projectId),
+      inputs.map((i) => i.id),
+      inputs.map((i) => i.chainId.toString()),
+      inputs.map((i) => i.contractAddress),
+      inputs.map((i) => i.functionSignature),
+      inputs.map((i) => JSON.stringify(i.args)),
+      inputs.map((i) => asBuffer(i.calldata)),
+      inputs.map((i) => (i.valueWei ?? 0n).toString()),
+      inputs.map(() => randomUUID()),
+    ]);
+    const created = new Map(result.rows.map((row) => [`${row.projectId}/${row.id}`, row]));
+    // Only the first occurrence of an id repeated in the batch was inserted; the rest conflict.
+    return inputs.map((input) => {
+      const key = `${input.projectId.toLowerCase()}/${input.id.toLowerCase()}`;
+      const row = created.get(key);
+      created.delete(key);
+      return row ? { created: true, id: row.id, createdAt: row.createdAt } : { created: false, existingId: input.id };
+    });
+  };
+  const createAlone = async (input: NewTransaction): Promise<CreateResult> => (await createMany([input]))[0]!;
+  /**
+   * A batch that Postgres refuses for its data (a row's foreign key, a value out of range: SQL
+   * states of classes 22 and 23) is tried again one by one, so one bad request fails alone rather
+   * than taking its batch with it. Any other failure (Postgres unreachable) fails the batch.
+   */
+  const createBatch = async (inputs: readonly NewTransaction[]): Promise<(CreateResult | Error)[]> => {
+    try {
+      return await createMany(inputs);
+    } catch (e) {
+      if (inputs.length === 1 || !/^2[23]/.test(codeOf(e) ?? "")) throw e;
+      return Promise.all(inputs.map((input) => createAlone(input).catch(toError)));
+    }
+  };
+  const createOne = coalesce ? createBatcher(createBatch, coalesce) : createAlone;
+
   return {
-    create: async (input: NewTransaction): Promise<CreateResult> => {
-      const result = await sql.query<TransactionRow>({ name: "transaction.create", text: CREATE }, [
-        input.projectId,
-        input.id,
-        input.chainId.toString(),
-        input.contractAddress,
-        input.functionSignature,
-        JSON.stringify(input.args),
-        asBuffer(input.calldata),
-        (input.valueWei ?? 0n).toString(),
-        randomUUID(),
-      ]);
-      const row = result.rows[0];
-      return row ? { created: true, transaction: toTransaction(row) } : { created: false, existingId: input.id };
-    },
+    create: (input: NewTransaction): Promise<CreateResult> => createOne(input),
+    createMany,
 
     move: async (projectId: string, id: string, move: Move): Promise<boolean> => {
       assertCanMove(move.from, move.to);
