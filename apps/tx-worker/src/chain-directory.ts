@@ -1,33 +1,48 @@
 import type { JsonRpcProvider } from "ethers";
-import { AppError } from "@relay/core";
+import { AppError, type Logger } from "@relay/core";
 import type { ChainRecord, ChainRepository } from "@relay/db";
 import type { Providers } from "@relay/chain";
+import { createChainView, type ChainView } from "./chain/chain-view";
 
 export interface ChainHandle {
   record: ChainRecord;
   provider: JsonRpcProvider;
+  /** What the worker's jobs share of this chain for a fraction of a block (chain/chain-view.ts). */
+  view: ChainView;
 }
+
+/** The settings a chain view is built from: a change of any of them builds a new view. */
+const viewKey = (record: ChainRecord) =>
+  [record.rpcUrls[0], record.blockTimeMs, record.maxFeePerGasCapWei, record.maxPriorityFeePerGasCapWei].map(String).join("|");
 
 /**
  * Chains as the database has them, re-read every `refreshMs`, so a chain added or changed with
  * the CLI reaches running workers without a restart.
  */
-export function createChainDirectory(deps: { chains: Pick<ChainRepository, "findById">; providers: Providers; refreshMs?: number; now?: () => number }) {
+export function createChainDirectory(deps: {
+  chains: Pick<ChainRepository, "findById">;
+  providers: Providers;
+  logger: Logger;
+  refreshMs?: number;
+  now?: () => number;
+}) {
   const now = deps.now ?? Date.now;
-  const cache = new Map<string, { record: ChainRecord; readAt: number }>();
+  const cache = new Map<string, { record: ChainRecord; readAt: number; view: ChainView; key: string }>();
 
   return {
     get: async (chainId: bigint): Promise<ChainHandle> => {
-      const key = chainId.toString();
-      let entry = cache.get(key);
+      const id = chainId.toString();
+      let entry = cache.get(id);
       if (!entry || now() - entry.readAt > (deps.refreshMs ?? 30_000)) {
         const record = await deps.chains.findById(chainId);
         if (!record) throw new AppError("BAD_REQUEST", `Chain ${chainId} is not configured`);
         if (record.rpcUrls.length === 0) throw new AppError("CONFIG", `Chain ${chainId} has no RPC URL`);
-        entry = { record, readAt: now() };
-        cache.set(key, entry);
+        const key = viewKey(record);
+        const view = entry && entry.key === key ? entry.view : createChainView(record, deps.providers.get(chainId, record.rpcUrls[0] as string), deps.logger, now);
+        entry = { record, readAt: now(), view, key };
+        cache.set(id, entry);
       }
-      return { record: entry.record, provider: deps.providers.get(chainId, entry.record.rpcUrls[0] as string) };
+      return { record: entry.record, provider: entry.view.provider, view: entry.view };
     },
   };
 }

@@ -13,6 +13,10 @@ import { createProviders } from "@relay/chain";
 import { jobMetrics, type Registry } from "@relay/metrics";
 import { createProducer, createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import { createChainDirectory } from "./chain-directory";
+import { cachedWallets } from "./cached-wallets";
+
+/** How long a project's wallet list is reused: a wallet added with the CLI is used after at most this. */
+const WALLETS_TTL_MS = 5_000;
 import { createProcessTransactionProcessor } from "./processors/process-transaction.processor";
 import { createReconcileProcessor } from "./processors/reconcile.processor";
 import { createCheckBalancesProcessor } from "./processors/check-balances.processor";
@@ -39,14 +43,15 @@ export interface TxWorkerDeps {
 export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Producer } {
   const now = deps.now ?? Date.now;
   const providers = createProviders({ timeoutMs: deps.rpcTimeoutMs });
-  const transactions = createTransactionRepository({ sql: deps.sql, db: deps.db });
+  // Many jobs run at once: their reads of transactions and attempts share statements.
+  const transactions = createTransactionRepository({ sql: deps.sql, db: deps.db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   const producer = createProducer({ connection: deps.redis, prefix: deps.queuePrefix });
   const stepDeps = {
     transactions,
     fillers: createNonceFillerRepository(deps.sql),
     balances: createWalletBalanceRepository(deps.sql),
-    wallets: createWalletRepository(deps.db),
-    chains: createChainDirectory({ chains: createChainRepository(deps.db), providers }),
+    wallets: cachedWallets(createWalletRepository(deps.db), WALLETS_TTL_MS),
+    chains: createChainDirectory({ chains: createChainRepository(deps.db), providers, logger: deps.logger }),
     signer: deps.signer,
     now,
   };

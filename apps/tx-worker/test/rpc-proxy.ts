@@ -48,14 +48,16 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     if ((generationOf.get(req.socket) ?? 0) < generation) return; // from the killed process: hold
 
     const calls = ([] as RpcCall[]).concat(JSON.parse(body) as RpcCall | RpcCall[]);
-    const raw = calls.find((c) => c.method === "eth_sendRawTransaction")?.params?.[0];
+    // The workers batch their calls: one request may carry several transactions.
+    const raws = calls.filter((c) => c.method === "eth_sendRawTransaction").map((c) => c.params?.[0]).filter((r): r is string => typeof r === "string");
+    const raw = raws[0];
     const trap = typeof raw === "string" ? armed : undefined;
     if (trap && typeof raw === "string") {
       armed = undefined;
       generation++;
       if (trap.trap === "after-broadcast") {
         await forward(body);
-        forwardedRawTransactions.push(raw);
+        forwardedRawTransactions.push(...raws);
       }
       trap.spring();
       trap.caught(raw);
@@ -64,7 +66,7 @@ export async function startRpcProxy(targetUrl: string): Promise<RpcProxy> {
     }
 
     const answer = await forward(body);
-    if (typeof raw === "string") forwardedRawTransactions.push(raw);
+    forwardedRawTransactions.push(...raws);
     if ((generationOf.get(req.socket) ?? 0) < generation) return; // sprung meanwhile: the answer is lost
     res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text);
   };

@@ -11,6 +11,7 @@ export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-dat
 export { resolveMigrationsDir } from "./migrate/migrations-dir";
 export * from "./transactions/lifecycle";
 export * from "./transactions/transaction.repository";
+export type { Move, MoveFields } from "./transactions/transaction-moves";
 export type { JsonValue, TransactionRecord } from "./transactions/transaction-record";
 export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";

@@ -8,10 +8,19 @@ import type { StepDeps } from "./deps";
  * again while it stays low; again after it recovered). A failed check must not fail the
  * transaction, whose outcome is already recorded.
  */
-export async function checkBalance(deps: Pick<StepDeps, "balances">, { record: chain, provider }: ChainHandle, address: string, logger: Logger): Promise<void> {
+export async function checkBalance(
+  deps: Pick<StepDeps, "balances">,
+  { record: chain, provider, view }: ChainHandle,
+  address: string,
+  logger: Logger,
+  /** The block of the send that became final: the balance is read at or past it. */
+  afterBlock?: number,
+): Promise<void> {
   if (chain.lowBalanceThresholdWei <= 0n) return;
   try {
-    const balance = await provider.getBalance(address);
+    // After sends, one read per wallet per block is shared by the sends that became final together;
+    // the scheduled check (once a minute) reads fresh.
+    const balance = afterBlock === undefined ? await provider.getBalance(address) : await view.balanceAfter(address, afterBlock);
     const { crossedBelow } = await deps.balances.recordBalance(chain.chainId, address, balance, chain.lowBalanceThresholdWei);
     if (crossedBelow) logger.warn({ address, balance: balance.toString(), threshold: chain.lowBalanceThresholdWei.toString() }, "wallet balance below threshold");
   } catch (e) {

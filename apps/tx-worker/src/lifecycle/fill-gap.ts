@@ -1,5 +1,4 @@
 import { keccak256 } from "ethers";
-import { priceFees } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
 import { isFinal } from "@relay/db";
 import type { ChainHandle } from "../chain-directory";
@@ -14,13 +13,13 @@ const SELF_TRANSFER_GAS = 21_000n;
  * after it can be mined. The filler is stored before it is broadcast, and at most one is signed
  * per nonce (the table's key), so replicas and retries rebroadcast the same bytes.
  */
-export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider }: ChainHandle, address: string, nonce: bigint, logger: Logger) {
+export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider, view }: ChainHandle, address: string, nonce: bigint, logger: Logger) {
   const holder = await deps.fillers.holderStatus(chain.chainId, address, nonce);
   if (holder !== null && !isFinal(holder)) return; // its own job will use it (or is waiting for funds)
 
   const wallet = await deps.wallets.findByAddress(address);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${address} no longer exists`);
-  const fees = await priceFees(provider, chain);
+  const fees = await view.fees();
   const raw = await deps.signer.signTransaction(wallet.id, {
     chainId: chain.chainId,
     nonce: Number(nonce),

@@ -1,20 +1,21 @@
-import { bumpFees, priceFees } from "@relay/chain";
+import { bumpFees } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
-import type { JsonRpcProvider, TransactionReceipt } from "ethers";
 import { broadcast } from "./broadcast";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { fillGapIfAbandoned } from "./fill-gap";
 import { checkBalance } from "./check-balance";
 import type { StepContext, StepDeps } from "./deps";
+import type { ChainView } from "../chain/chain-view";
+import type { MinedReceipt } from "../chain/receipt-index";
 
 const CAPPED = "the chain's fee cap leaves no room for a replacement 12.5 % higher";
 
-async function minedAttempt(provider: JsonRpcProvider, attempts: AttemptRecord[]): Promise<{ attempt: AttemptRecord; receipt: TransactionReceipt } | null> {
+async function minedAttempt(view: ChainView, attempts: AttemptRecord[]): Promise<{ attempt: AttemptRecord; receipt: MinedReceipt } | null> {
   // Any attempt may be the one mined (a replacement can lose to the original); newest first.
   for (const attempt of [...attempts].reverse()) {
-    const receipt = await provider.getTransactionReceipt(attempt.hash);
+    const receipt = await view.receiptOf(attempt.hash, attempt.broadcastAt ?? attempt.createdAt);
     if (receipt) return { attempt, receipt };
   }
   return null;
@@ -26,16 +27,24 @@ async function minedAttempt(provider: JsonRpcProvider, attempts: AttemptRecord[]
  * stuck time; FAILED when the nonce was used by a transaction that is not ours.
  */
 export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
-  const { record: chain, provider } = await deps.chains.get(tx.chainId);
+  const handle = await deps.chains.get(tx.chainId);
+  const { record: chain, provider, view } = handle;
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   if (attempts.length === 0 || tx.nonce === null || tx.fromAddress === null) {
     throw new AppError("INTERNAL", `SUBMITTED transaction ${tx.id} has no attempt`);
   }
 
-  const mined = await minedAttempt(provider, attempts);
+  let mined = await minedAttempt(view, attempts);
   if (mined) {
-    const confirmations = (await provider.getBlockNumber()) - mined.receipt.blockNumber + 1;
+    const confirmations = (await view.head()) - mined.receipt.blockNumber + 1;
     if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+    if (chain.confirmations > 1) {
+      // Confirmations counted on a receipt seen earlier: make sure its block is still the one
+      // the node has (a reorganisation moves or drops it) before calling it final.
+      const now = await view.freshReceiptOf(mined.attempt.hash);
+      if (!now || now.blockNumber !== mined.receipt.blockNumber) return runAgainIn(chain.blockTimeMs);
+      mined = { ...mined, receipt: now };
+    }
     const succeeded = mined.receipt.status === 1;
     await deps.transactions.move(tx.projectId, tx.id, {
       from: "SUBMITTED",
@@ -43,7 +52,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
       reason: succeeded ? null : `reverted on chain in block ${mined.receipt.blockNumber}`,
       set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber) },
     });
-    await checkBalance(deps, { record: chain, provider }, tx.fromAddress, logger);
+    await checkBalance(deps, handle, tx.fromAddress, logger, mined.receipt.blockNumber);
     return "done";
   }
 
@@ -59,7 +68,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     // An earlier nonce of this wallet is not mined yet: this one is waiting in line, not
     // underpriced, so raising its fees would only cost money. If nothing unfinished holds that
     // earlier nonce, nothing ever will use it: fill it.
-    await fillGapIfAbandoned(deps, { record: chain, provider }, tx.fromAddress, chainNonce, logger);
+    await fillGapIfAbandoned(deps, handle, tx.fromAddress, chainNonce, logger);
     return runAgainIn(chain.blockTimeMs);
   }
   if (chainNonce > tx.nonce) {
@@ -72,7 +81,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     return "done";
   }
 
-  const fees = bumpFees(feesOf(latest), await priceFees(provider, chain), chain);
+  const fees = bumpFees(feesOf(latest), await view.fees(), chain);
   if (!fees) {
     logger.warn({ hash: latest.hash }, "stuck, and the chain's fee cap leaves no room for a replacement");
     // The project learns why it waits from the history (and its webhook), once per such wait.

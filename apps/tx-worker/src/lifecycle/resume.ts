@@ -10,9 +10,9 @@ import type { StepDeps } from "./deps";
  * (the PENDING step simulates again and pauses again if it still cannot pay).
  */
 export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<RunAgain | "done"> {
-  const { record: chain, provider } = await deps.chains.get(tx.chainId);
+  const { record: chain, view } = await deps.chains.get(tx.chainId);
   if (!tx.fromAddress) return moveToPending(deps, tx);
-  const balance = await provider.getBalance(tx.fromAddress);
+  const balance = await view.balance(tx.fromAddress);
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   const latest = attempts[attempts.length - 1];
   const needed = latest ? maxGasCost(feesOf(latest), latest.gasLimit) + tx.valueWei : 1n;

@@ -1,4 +1,4 @@
-import { classifyRpcError, maxGasCost, priceFees } from "@relay/chain";
+import { classifyRpcError, maxGasCost } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -17,7 +17,7 @@ const GAS_HEADROOM_PERCENT = 120n;
  * reused, never replaced.
  */
 export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
-  const { record: chain, provider } = await deps.chains.get(tx.chainId);
+  const { record: chain, provider, view } = await deps.chains.get(tx.chainId);
   const wallets = await deps.wallets.listByProject(tx.projectId);
   const wallet = tx.fromAddress ? wallets.find((w) => w.address === tx.fromAddress) : chooseWallet(wallets, tx.id);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} of transaction ${tx.id} no longer exists`);
@@ -48,13 +48,15 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
       projectId: tx.projectId,
       transactionId: tx.id,
       address: wallet.address,
-      chainPendingNonce: BigInt(await provider.getTransactionCount(wallet.address, "pending")),
+      // The chain's count is a floor (the key used outside the relay); a block old is enough.
+      chainPendingNonce: await view.pendingNonce(wallet.address),
     });
     if (!binding) return "done"; // moved on by another worker meanwhile
     const bound = { ...tx, fromAddress: binding.fromAddress, nonce: binding.nonce };
 
-    const fees = await priceFees(provider, chain);
-    const balance = await provider.getBalance(binding.fromAddress);
+    const fees = await view.fees();
+    // A block old: a wallet drained since is refused by the node at broadcast, and pauses there.
+    const balance = await view.balance(binding.fromAddress);
     const needed = maxGasCost(fees, gasLimit) + tx.valueWei;
     if (balance < needed) {
       await pause(`wallet ${binding.fromAddress} holds ${balance} wei, needs up to ${needed} wei`, { nonce: binding.nonce, gasLimit });
@@ -73,11 +75,11 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
     return runAgainIn(chain.blockTimeMs);
   }
   // "nonce too low" after our own broadcast: following receipts decides whether it was ours.
-  await deps.transactions.markAttemptBroadcast(attempt.hash);
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "PENDING",
     to: "SUBMITTED",
     set: { fromAddress: attempt.fromAddress, nonce: attempt.nonce, gasLimit: attempt.gasLimit, hash: attempt.hash },
+    markBroadcast: attempt.hash,
   });
   return runAgainIn(chain.blockTimeMs);
 }

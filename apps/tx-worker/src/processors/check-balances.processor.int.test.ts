@@ -39,7 +39,7 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
     await fund(anvil.rpcUrl, [rich], "100");
     const check = createCheckBalancesProcessor({
       chains: createChainRepository(db),
-      directory: createChainDirectory({ chains: createChainRepository(db), providers }),
+      directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
       wallets: createWalletRepository(db),
       step: { balances: createWalletBalanceRepository(pool) },
     });

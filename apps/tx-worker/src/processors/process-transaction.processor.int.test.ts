@@ -123,7 +123,7 @@ describe("processTransaction processor", () => {
       fillers: createNonceFillerRepository(pool),
       balances: createWalletBalanceRepository(pool),
       wallets,
-      chains: createChainDirectory({ chains: createChainRepository(db), providers }),
+      chains: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
       signer: createLocalSigner(kek, { loadKey: wallets.findWithKey }),
       now: Date.now,
     };

@@ -1,7 +1,3 @@
-import type { Database } from "../client";
-
-export type AttemptDatabase = Pick<Database, "transactionAttempt">;
-
 /** Legacy (type 0, gasPrice) or EIP-1559 (type 2, maxFeePerGas + maxPriorityFeePerGas). */
 export type AttemptType = 0 | 2;
 
@@ -40,24 +36,59 @@ export interface AttemptRecord {
   broadcastAt: Date | null;
 }
 
-type Row = Awaited<ReturnType<AttemptDatabase["transactionAttempt"]["findFirstOrThrow"]>>;
-type Decimal = NonNullable<Row["gasPriceWei"]>;
+/** An attempt as ATTEMPT_COLUMNS returns it. */
+export interface AttemptRow {
+  id: string;
+  projectId: string;
+  transactionId: string;
+  chainId: string;
+  fromAddress: string;
+  nonce: string;
+  hash: string;
+  rawTransaction: Buffer;
+  type: number;
+  gasLimit: string;
+  maxFeePerGasWei: string | null;
+  maxPriorityFeePerGasWei: string | null;
+  gasPriceWei: string | null;
+  createdAt: Date;
+  broadcastAt: Date | null;
+}
 
-const wei = (value: Decimal | null): bigint | null => (value === null ? null : BigInt(value.toFixed()));
-const weiText = (value: bigint | null | undefined): string | null => (value === undefined || value === null ? null : value.toString());
+const wei = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
 
-export const toAttempt = (row: Row): AttemptRecord => ({
-  ...row,
+export const toAttempt = (row: AttemptRow): AttemptRecord => ({
+  id: row.id,
+  projectId: row.projectId,
+  transactionId: row.transactionId,
+  chainId: BigInt(row.chainId),
+  fromAddress: row.fromAddress,
+  nonce: BigInt(row.nonce),
+  hash: row.hash,
+  rawTransaction: new Uint8Array(row.rawTransaction.buffer, row.rawTransaction.byteOffset, row.rawTransaction.byteLength),
   type: row.type as AttemptType,
+  gasLimit: BigInt(row.gasLimit),
   maxFeePerGasWei: wei(row.maxFeePerGasWei),
   maxPriorityFeePerGasWei: wei(row.maxPriorityFeePerGasWei),
   gasPriceWei: wei(row.gasPriceWei),
+  createdAt: row.createdAt,
+  broadcastAt: row.broadcastAt,
 });
 
-export const attemptData = (input: NewAttempt) => ({
-  ...input,
-  rawTransaction: new Uint8Array(input.rawTransaction),
-  maxFeePerGasWei: weiText(input.maxFeePerGasWei),
-  maxPriorityFeePerGasWei: weiText(input.maxPriorityFeePerGasWei),
-  gasPriceWei: weiText(input.gasPriceWei),
-});
+const weiText = (value: bigint | null | undefined): string | null => (value === undefined || value === null ? null : value.toString());
+
+/** RECORD_ATTEMPT's parameters. */
+export const attemptParams = (input: NewAttempt) => [
+  input.projectId,
+  input.transactionId,
+  input.chainId.toString(),
+  input.fromAddress,
+  input.nonce.toString(),
+  input.hash,
+  Buffer.from(input.rawTransaction.buffer, input.rawTransaction.byteOffset, input.rawTransaction.byteLength),
+  input.type,
+  input.gasLimit.toString(),
+  weiText(input.maxFeePerGasWei),
+  weiText(input.maxPriorityFeePerGasWei),
+  weiText(input.gasPriceWei),
+];

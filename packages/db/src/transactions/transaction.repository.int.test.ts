@@ -376,6 +376,46 @@ describe("move", () => {
   });
 });
 
+describe("coalesced moves", () => {
+  let statements = 0;
+  const counted: Sql = { query: ((...args: Parameters<Sql["query"]>) => (statements++, ctx.pool.query(...args))) as Sql["query"] };
+  const coalescing = createTransactionRepository({ sql: counted, db: ctx.db, coalesce: { maxBatchSize: 100, maxInFlight: 1 } });
+
+  test("concurrent moves share one statement; each is answered for itself, with its own change and event", async () => {
+    const inputs = Array.from({ length: 6 }, () => newTransaction(fixture));
+    await repository.createMany(inputs);
+    statements = 0;
+    const results = await Promise.all([
+      ...inputs.map((t, i) => coalescing.move(t.projectId, t.id, { from: "PENDING", to: i % 2 ? "INVALID" : "PAUSED", reason: `r${i}` })),
+      // Already PENDING → …: this one finds it moved (or moves it first) — exactly one of the two wins.
+      coalescing.move(inputs[0]!.projectId, inputs[0]!.id, { from: "PENDING", to: "FAILED", reason: "racer" }),
+    ]);
+    expect(statements).toBe(1);
+    expect(results.slice(1, 6)).toEqual([true, true, true, true, true]);
+    expect([results[0], results[6]].filter(Boolean)).toHaveLength(1);
+    for (const [i, t] of inputs.entries()) {
+      const all = await changes(t.projectId, t.id);
+      expect(all).toHaveLength(2);
+      const [event, ...more] = (await events(t.projectId, t.id)).slice(1);
+      expect(more).toEqual([]);
+      if (i > 0) expect(event!.payload.data).toMatchObject({ status: i % 2 ? "INVALID" : "PAUSED", previousStatus: "PENDING", reason: `r${i}` });
+    }
+  });
+
+  test("a move can mark the attempt it broadcast in the same commit", async () => {
+    const t = newTransaction(fixture);
+    await repository.create(t);
+    const hash = `0x${randomUUID().replace(/-/g, "")}`;
+    await repository.recordAttempt({
+      projectId: t.projectId, transactionId: t.id, chainId: fixture.chainId, fromAddress: fixture.wallets[0] as string,
+      nonce: 0n, hash, rawTransaction: Uint8Array.from([1]), type: 2, gasLimit: 21_000n, maxFeePerGasWei: 1n, maxPriorityFeePerGasWei: 1n,
+    });
+    expect(await coalescing.move(t.projectId, t.id, { from: "PENDING", to: "SUBMITTED", set: { hash }, markBroadcast: hash })).toBe(true);
+    expect((await repository.attempts(t.projectId, t.id))[0]!.broadcastAt).toBeInstanceOf(Date);
+    expect(await repository.findById(t.projectId, t.id)).toMatchObject({ status: "SUBMITTED", hash });
+  });
+});
+
 describe("findUnfinished", () => {
   test("returns PENDING, SUBMITTED and PAUSED transactions untouched since the cutoff, oldest first", async () => {
     const ids: Record<string, string> = {};

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { AppError, createBatcher, toError, type BatcherOptions } from "@relay/core";
 import type { Database, Sql } from "../client";
-import { attemptData, toAttempt, type AttemptRecord, type NewAttempt } from "./attempt-record";
-import { assertCanMove, ERROR_STATUSES, UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
-import { ALLOCATE_NONCE, BINDING, CREATE_MANY, FIND_BY_ID, FIND_UNFINISHED, MOVE } from "./transaction.sql";
+import { createAttemptStore } from "./attempt-store";
+import { createTransactionMoves } from "./transaction-moves";
+import { UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
+import { ALLOCATE_NONCE, BINDING, CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
 import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
 
 /**
@@ -19,7 +20,7 @@ import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type T
  * - allocateNonce({ projectId, transactionId, address, chainPendingNonce }): binds the wallet's
  *   next nonce to a PENDING transaction, or returns the binding it already has.
  * - recordAttempt / markAttemptBroadcast / attempts: the signed transactions, stored before they
- *   are broadcast.
+ *   are broadcast (attempt-store.ts).
  * - findById, history, findUnfinished: reads.
  *
  * The writes on every request and every worker step (create, move, allocateNonce) and the reads of
@@ -28,14 +29,15 @@ import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type T
  * transaction, its history and its events come from the database clock (one `now()` per change).
  */
 
-export type TransactionDatabase = Pick<Database, "transactionStatusChange" | "transactionAttempt">;
+export type TransactionDatabase = Pick<Database, "transactionStatusChange">;
 
 export interface TransactionRepositoryDeps {
   sql: Sql;
   db: TransactionDatabase;
   /**
-   * Coalesce concurrent `create` calls into one statement (and one commit) per batch: the
-   * gateway's sendTransaction under load. Without it, one statement per call.
+   * Coalesce concurrent calls into one statement per batch: `create` (one commit for the batch:
+   * the gateway's sendTransaction under load), and the worker's reads, `findById` and
+   * `attempts`. Without it, one statement per call.
    */
   coalesce?: BatcherOptions;
 }
@@ -54,25 +56,6 @@ export interface NewTransaction {
 
 export type CreateResult = { created: true; id: string; createdAt: Date } | { created: false; existingId: string };
 
-/** Columns a move may set with the status. A key left out keeps its value; null clears it. */
-export interface MoveFields {
-  fromAddress?: string | null;
-  nonce?: bigint | null;
-  gasLimit?: bigint | null;
-  hash?: string | null;
-  blockNumber?: bigint | null;
-  /** Defaults to `reason` when moving to INVALID, PAUSED, REVERTED or FAILED, to null otherwise. */
-  error?: string | null;
-}
-
-export interface Move {
-  from: TransactionStatus;
-  to: TransactionStatus;
-  /** Recorded in the history and sent in the event. */
-  reason?: string | null;
-  set?: MoveFields;
-}
-
 export interface NonceBinding {
   fromAddress: string;
   nonce: bigint;
@@ -90,16 +73,6 @@ export interface StatusChangeRecord {
 
 const UNIQUE_VIOLATION = "23505";
 const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
-
-/** MoveFields as the jsonb MOVE reads: only present keys, integers as decimal strings. */
-function moveFields(set: MoveFields): Record<string, string | null> {
-  const fields: Record<string, string | null> = {};
-  for (const [key, value] of Object.entries(set)) {
-    if (key === "error" || value === undefined) continue;
-    fields[key] = value === null ? null : String(value);
-  }
-  return fields;
-}
 
 export function createTransactionRepository({ sql, db, coalesce }: TransactionRepositoryDeps) {
   const createMany = async (inputs: readonly NewTransaction[]): Promise<CreateResult[]> => {
@@ -139,27 +112,20 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
   };
   const createOne = coalesce ? createBatcher(createBatch, coalesce) : createAlone;
 
+  const findMany = async (keys: readonly { projectId: string; id: string }[]): Promise<(TransactionRecord | null)[]> => {
+    const { rows } = await sql.query<TransactionRow>({ name: "transaction.findMany", text: FIND_MANY }, [keys.map((k) => k.projectId), keys.map((k) => k.id)]);
+    const byKey = new Map(rows.map((row) => [`${row.projectId}/${row.id}`, toTransaction(row)]));
+    return keys.map((k) => byKey.get(`${k.projectId.toLowerCase()}/${k.id.toLowerCase()}`) ?? null);
+  };
+  const findOne = coalesce
+    ? createBatcher(findMany, coalesce)
+    : async (key: { projectId: string; id: string }) => (await findMany([key]))[0] ?? null;
+
   return {
+    ...createAttemptStore(sql, coalesce),
+    ...createTransactionMoves(sql, coalesce),
     create: (input: NewTransaction): Promise<CreateResult> => createOne(input),
     createMany,
-
-    move: async (projectId: string, id: string, move: Move): Promise<boolean> => {
-      assertCanMove(move.from, move.to);
-      const reason = move.reason ?? null;
-      const set = move.set ?? {};
-      const error = set.error !== undefined ? set.error : ERROR_STATUSES.includes(move.to) ? reason : null;
-      const result = await sql.query({ name: "transaction.move", text: MOVE }, [
-        projectId,
-        id,
-        move.from,
-        move.to,
-        JSON.stringify(moveFields(set)),
-        error,
-        reason,
-        randomUUID(),
-      ]);
-      return result.rowCount === 1;
-    },
 
     /**
      * Null when the transaction does not exist or is no longer PENDING without a nonce binding.
@@ -202,11 +168,7 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
       return null;
     },
 
-    findById: async (projectId: string, id: string): Promise<TransactionRecord | null> => {
-      const result = await sql.query<TransactionRow>({ name: "transaction.findById", text: FIND_BY_ID }, [projectId, id]);
-      const row = result.rows[0];
-      return row ? toTransaction(row) : null;
-    },
+    findById: (projectId: string, id: string): Promise<TransactionRecord | null> => findOne({ projectId, id }),
 
     /** PENDING, SUBMITTED and PAUSED transactions not touched since `olderThan`, oldest first. */
     findUnfinished: async (query: { olderThan: Date; limit: number }): Promise<TransactionRecord[]> => {
@@ -222,38 +184,6 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
         select: { id: true, status: true, previousStatus: true, reason: true, createdAt: true },
       }),
 
-    /**
-     * Stores a signed transaction before it is broadcast. Storing the same signed transaction
-     * again (same hash: deterministic signatures) returns the stored one.
-     */
-    recordAttempt: async (input: NewAttempt): Promise<AttemptRecord> => {
-      try {
-        return toAttempt(await db.transactionAttempt.create({ data: attemptData(input) }));
-      } catch (e) {
-        if (codeOf(e) !== "P2002") throw e;
-        const stored = await db.transactionAttempt.findUnique({ where: { hash: input.hash } });
-        if (!stored || stored.projectId !== input.projectId || stored.transactionId !== input.transactionId) throw e;
-        return toAttempt(stored);
-      }
-    },
-
-    /** Records the first broadcast of an attempt; false when unknown or already recorded. */
-    markAttemptBroadcast: async (hash: string): Promise<boolean> => {
-      const { count } = await db.transactionAttempt.updateMany({
-        where: { hash, broadcastAt: null },
-        data: { broadcastAt: new Date() },
-      });
-      return count === 1;
-    },
-
-    /** The transaction's signed attempts, oldest first (the last one is the live one). */
-    attempts: async (projectId: string, id: string): Promise<AttemptRecord[]> =>
-      (
-        await db.transactionAttempt.findMany({
-          where: { projectId, transactionId: id },
-          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        })
-      ).map(toAttempt),
   };
 }
 

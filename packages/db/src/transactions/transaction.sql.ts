@@ -36,26 +36,40 @@ export const CREATE_MANY = `
   SELECT "projectId", id, "createdAt" FROM changed`;
 
 /**
- * $1 project, $2 id, $3 expected status, $4 next status, $5 fields to set (jsonb: a key that is
- * present is set, a JSON null clears it, integers as strings), $6 error, $7 reason, $8 event id.
- * `status = $3` is what lets exactly one of two racing workers move a transaction.
+ * Moves many transactions in one statement (one commit): arrays $1 project, $2 id, $3 expected
+ * status, $4 next status, $5 fields to set (jsonb: a key that is present is set, a JSON null
+ * clears it, integers as strings), $6 error, $7 reason, $8 event id, $9 the hash of an attempt to
+ * mark broadcast with the move (or null). `status = expected` is what lets exactly one of two
+ * racing workers move a transaction: a transaction named twice moves once, for one of the two
+ * (the one whose event id comes back). Returns the moved transactions' keys and event ids.
  */
-export const MOVE = `
-  WITH changed AS (
+export const MOVE_MANY = `
+  WITH input AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::"TransactionStatus"[], $4::"TransactionStatus"[], $5::jsonb[], $6::text[], $7::text[], $8::uuid[], $9::text[])
+      AS m(project_id, id, from_status, to_status, fields, error, reason, event_id, broadcast_hash)
+  ),
+  changed AS (
     UPDATE transaction AS t SET
-      status       = $4,
-      from_address = CASE WHEN $5::jsonb ? 'fromAddress' THEN $5::jsonb ->> 'fromAddress' ELSE t.from_address END,
-      nonce        = CASE WHEN $5::jsonb ? 'nonce' THEN ($5::jsonb ->> 'nonce')::bigint ELSE t.nonce END,
-      gas_limit    = CASE WHEN $5::jsonb ? 'gasLimit' THEN ($5::jsonb ->> 'gasLimit')::bigint ELSE t.gas_limit END,
-      hash         = CASE WHEN $5::jsonb ? 'hash' THEN $5::jsonb ->> 'hash' ELSE t.hash END,
-      block_number = CASE WHEN $5::jsonb ? 'blockNumber' THEN ($5::jsonb ->> 'blockNumber')::bigint ELSE t.block_number END,
-      error        = $6,
+      status       = m.to_status,
+      from_address = CASE WHEN m.fields ? 'fromAddress' THEN m.fields ->> 'fromAddress' ELSE t.from_address END,
+      nonce        = CASE WHEN m.fields ? 'nonce' THEN (m.fields ->> 'nonce')::bigint ELSE t.nonce END,
+      gas_limit    = CASE WHEN m.fields ? 'gasLimit' THEN (m.fields ->> 'gasLimit')::bigint ELSE t.gas_limit END,
+      hash         = CASE WHEN m.fields ? 'hash' THEN m.fields ->> 'hash' ELSE t.hash END,
+      block_number = CASE WHEN m.fields ? 'blockNumber' THEN (m.fields ->> 'blockNumber')::bigint ELSE t.block_number END,
+      error        = m.error,
       updated_at   = now()
-    WHERE t.project_id = $1 AND t.id = $2 AND t.status = $3
+    FROM input m
+    WHERE t.project_id = m.project_id AND t.id = m.id AND t.status = m.from_status
     RETURNING ${TRANSACTION_COLUMNS},
-              t.updated_at AS "changedAt", $3::"TransactionStatus" AS "previousStatus", $7::text AS reason
-  ),${statusChangeAndEventCtes("$8")}
-  SELECT * FROM changed`;
+              t.updated_at AS "changedAt", m.from_status AS "previousStatus", m.reason AS reason,
+              m.event_id AS "eventId", m.broadcast_hash AS "broadcastHash"
+  ),
+  broadcast AS (
+    UPDATE transaction_attempt a SET broadcast_at = now()
+      FROM changed c
+     WHERE a.hash = c."broadcastHash" AND a.broadcast_at IS NULL
+  ),${statusChangeAndEventCtes('c."eventId"')}
+  SELECT "projectId", id, "eventId" FROM changed`;
 
 /**
  * $1 project, $2 id, $3 wallet address, $4 the chain's pending nonce of the wallet.
@@ -97,7 +111,11 @@ export const BINDING = `
     FROM transaction t
    WHERE t.project_id = $1 AND t.id = $2`;
 
-export const FIND_BY_ID = `SELECT ${TRANSACTION_COLUMNS} FROM transaction t WHERE t.project_id = $1 AND t.id = $2`;
+/** Arrays $1 project, $2 id: those of the transactions that exist. */
+export const FIND_MANY = `
+  SELECT ${TRANSACTION_COLUMNS}
+    FROM unnest($1::uuid[], $2::uuid[]) AS k(project_id, id)
+    JOIN transaction t ON t.project_id = k.project_id AND t.id = k.id`;
 
 /** $1 statuses, $2 cutoff, $3 limit; served by the (status, updated_at) index. */
 export const FIND_UNFINISHED = `

@@ -1,0 +1,60 @@
+import type { JsonRpcProvider } from "ethers";
+import { priceFees, type Fees } from "@relay/chain";
+import type { Logger } from "@relay/core";
+import type { ChainRecord } from "@relay/db";
+import { createReceiptIndex, type MinedReceipt } from "./receipt-index";
+import { sharedValue, sharedValues } from "./shared-value";
+
+/**
+ * What this worker knows of one chain, shared by all its jobs for a fraction of a block: the head,
+ * fee prices, wallets' pending nonces and balances, and receipts (receipt-index.ts). With hundreds
+ * of transactions in flight, asking the node for each of these per transaction cost eight calls
+ * per transaction (docs/benchmarks.md); none of them changes faster than a block.
+ *
+ * Freshness: at most half a block time old, and at most a second; a balance after a send that
+ * became final is read once the head has reached that send's block.
+ */
+export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, logger: Logger, now: () => number = Date.now) {
+  const freshMs = Math.max(100, Math.min(chain.blockTimeMs / 2, 1000));
+  const head = sharedValue(freshMs, () => provider.getBlockNumber(), now);
+  const fees = sharedValue(freshMs, () => priceFees(provider, chain), now);
+  const pendingNonce = sharedValues(freshMs, async (address: string) => BigInt(await provider.getTransactionCount(address, "pending")), now);
+  const balance = sharedValues(freshMs, (address: string) => provider.getBalance(address), now);
+  /** The last balance read per wallet, with the head it was read at and when. */
+  const balanceAt = new Map<string, { head: number; at: number; value: Promise<bigint> }>();
+  const receipts = createReceiptIndex({
+    provider,
+    head,
+    logger: logger.child({ chainId: chain.chainId.toString() }),
+    // Database and worker clocks, plus a block for the head this process saw to be that old.
+    marginMs: 5_000 + chain.blockTimeMs,
+    now,
+  });
+
+  return {
+    chain,
+    provider,
+    /** The latest block number. */
+    head,
+    /** Fees for a new transaction (EIP-1559 or legacy, within the chain's caps). */
+    fees: (): Promise<Fees> => fees(),
+    /** The wallet's pending nonce on chain: a floor for the nonces handed out from Postgres. */
+    pendingNonce,
+    balance,
+    /** The wallet's balance as of a head at or past `block` (a send in that block counted). */
+    balanceAfter: async (address: string, block: number): Promise<bigint> => {
+      const known = balanceAt.get(address);
+      if (known && known.head >= block && now() - known.at < freshMs) return known.value;
+      const current = await head();
+      const value = provider.getBalance(address);
+      if (balanceAt.size > 10_000) balanceAt.clear();
+      balanceAt.set(address, { head: current, at: now(), value });
+      value.catch(() => balanceAt.delete(address));
+      return value;
+    },
+    receiptOf: (hash: string, sentAt: Date): Promise<MinedReceipt | null> => receipts.receiptOf(hash, sentAt),
+    freshReceiptOf: (hash: string): Promise<MinedReceipt | null> => receipts.freshReceiptOf(hash),
+  };
+}
+
+export type ChainView = ReturnType<typeof createChainView>;

@@ -1,0 +1,138 @@
+import type { JsonRpcProvider } from "ethers";
+import { toError, type Logger } from "@relay/core";
+
+/** What following a transaction needs of its receipt. */
+export interface MinedReceipt {
+  hash: string;
+  blockNumber: number;
+  /** 1 succeeded, 0 reverted. */
+  status: number;
+}
+
+export interface ReceiptIndexOptions {
+  provider: JsonRpcProvider;
+  /** The latest block number, as the chain view shares it. */
+  head: () => Promise<number>;
+  /** Blocks kept in the index; older ones are looked up one hash at a time. */
+  keepBlocks?: number;
+  /** A head further ahead than this of the last indexed block restarts the index there. */
+  maxCatchUpBlocks?: number;
+  /**
+   * How long an attempt must have been out after the index began covering the chain before its
+   * absence from the index means "not mined": clocks of the database and this process differ.
+   */
+  marginMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+interface RawReceipt {
+  transactionHash?: string;
+  blockNumber?: string;
+  status?: string;
+}
+
+/**
+ * Receipts of this worker's chains, one `eth_getBlockReceipts` per new block for all the
+ * transactions waiting on it, instead of one `eth_getTransactionReceipt` per transaction per look.
+ *
+ * The index covers the chain from the block it started at: an attempt broadcast after that (with
+ * a margin for clock differences) and not in the index is not mined yet. For anything older (the
+ * worker restarted, the index fell behind and restarted, or the block was pruned) the receipt is
+ * looked up by hash, as before. A node without `eth_getBlockReceipts` is asked by hash only.
+ */
+export function createReceiptIndex(options: ReceiptIndexOptions) {
+  const now = options.now ?? Date.now;
+  const keepBlocks = options.keepBlocks ?? 256;
+  const maxCatchUp = options.maxCatchUpBlocks ?? 32;
+  const byHash = new Map<string, MinedReceipt>();
+  /** Per indexed block: its transactions, and when this process first saw it as the head or older. */
+  const blocks = new Map<number, { hashes: string[]; seenAt: number }>();
+  /** Blocks indexed so far: (first, last]. */
+  let first = -1;
+  let last = -1;
+  /**
+   * An attempt sent after this was mined, if at all, in an indexed block: by then block first + 1
+   * existed, so anything sent later goes into a later block.
+   */
+  const coveredSince = () => blocks.get(first + 1)?.seenAt ?? Number.POSITIVE_INFINITY;
+  let supported = true;
+  let refreshing: Promise<void> | undefined;
+
+  const restartAt = (block: number) => {
+    byHash.clear();
+    blocks.clear();
+    first = block;
+    last = block;
+  };
+
+  const indexBlock = async (block: number, seenAt: number) => {
+    const raw = (await options.provider.send("eth_getBlockReceipts", [`0x${block.toString(16)}`])) as RawReceipt[] | null;
+    if (!raw) throw new Error(`block ${block} has no receipts yet`);
+    const hashes: string[] = [];
+    for (const r of raw) {
+      if (!r.transactionHash) continue;
+      const hash = r.transactionHash.toLowerCase();
+      byHash.set(hash, { hash, blockNumber: block, status: Number(r.status ?? "0x0") });
+      hashes.push(hash);
+    }
+    blocks.set(block, { hashes, seenAt });
+    last = block;
+    const pruned = last - keepBlocks;
+    for (let b = first + 1; b <= pruned; b++) {
+      for (const hash of blocks.get(b)?.hashes ?? []) byHash.delete(hash);
+      blocks.delete(b);
+    }
+    if (pruned > first) first = pruned;
+  };
+
+  const refresh = async () => {
+    const head = await options.head();
+    const seenAt = now();
+    if (first < 0 || head - last > maxCatchUp) restartAt(head - 1);
+    while (last < head) await indexBlock(last + 1, seenAt);
+  };
+
+  const catchUp = (): Promise<void> => {
+    refreshing ??= refresh()
+      .catch((e: unknown) => {
+        const error = toError(e);
+        if (/method not found|not supported|does not exist|unsupported|-32601/i.test(error.message)) {
+          supported = false;
+          options.logger.warn({ err: error.message }, "the node has no eth_getBlockReceipts: receipts are looked up one by one");
+        } else {
+          // The index is behind; restart it at the next look rather than trusting a gap.
+          first = -1;
+          options.logger.warn({ err: error.message }, "receipt index could not catch up; restarting it");
+        }
+      })
+      .finally(() => {
+        refreshing = undefined;
+      });
+    return refreshing;
+  };
+
+  const byHashLookup = async (hash: string): Promise<MinedReceipt | null> => {
+    const receipt = await options.provider.getTransactionReceipt(hash);
+    return receipt ? { hash: hash.toLowerCase(), blockNumber: receipt.blockNumber, status: receipt.status ?? 0 } : null;
+  };
+
+  return {
+    /**
+     * The receipt of `hash`, or null while it is not mined. `sentAt`: when the attempt was
+     * (first) broadcast, or stored if it never was.
+     */
+    receiptOf: async (hash: string, sentAt: Date): Promise<MinedReceipt | null> => {
+      if (!supported) return byHashLookup(hash);
+      await catchUp();
+      const known = byHash.get(hash.toLowerCase());
+      if (known) return known;
+      const covered = first >= 0 && sentAt.getTime() >= coveredSince() + options.marginMs;
+      return covered ? null : byHashLookup(hash);
+    },
+    /** A receipt as the node has it now, by hash (to check a block is still canonical). */
+    freshReceiptOf: byHashLookup,
+  };
+}
+
+export type ReceiptIndex = ReturnType<typeof createReceiptIndex>;

@@ -1,0 +1,84 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Interface, Network, Wallet, isError } from "ethers";
+import { ANVIL_FUNDED_KEY, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder } from "@relay/testing";
+import { classifyRpcError } from "./rpc-errors";
+import { NativeJsonRpcProvider } from "./native-json-provider";
+
+const options = { staticNetwork: true, cacheTimeout: -1, batchMaxCount: 100, batchStallTime: 2 } as const;
+
+describe("NativeJsonRpcProvider", () => {
+  let anvil: AnvilInstance;
+  let recorder: DeployedRecorder;
+  const funded = new Wallet(ANVIL_FUNDED_KEY).address;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 31_413 });
+    recorder = await deployRecorder(anvil.rpcUrl);
+    recorder.provider.destroy();
+  });
+  afterAll(() => anvil.stop());
+
+  const provider = (url = anvil.rpcUrl, timeoutMs = 5000) => new NativeJsonRpcProvider(url, timeoutMs, Network.from(anvil.chainId), options);
+
+  test("answers concurrent calls, batched, each with its own result", async () => {
+    const p = provider();
+    try {
+      const [block, balance, count, chainId] = await Promise.all([
+        p.getBlockNumber(),
+        p.getBalance(funded),
+        p.getTransactionCount(funded, "latest"),
+        p.send("eth_chainId", []),
+      ]);
+      expect(block).toBeGreaterThanOrEqual(1);
+      expect(balance).toBeGreaterThan(0n);
+      expect(count).toBeGreaterThanOrEqual(1);
+      expect(BigInt(chainId as string)).toBe(BigInt(anvil.chainId));
+    } finally {
+      p.destroy();
+    }
+  });
+
+  test("a call the node refuses is that call's error, as ethers maps it (a revert is a revert), the rest of the batch answered", async () => {
+    const p = provider();
+    try {
+      const trap = new Interface(["function alwaysReverts(uint256 x)"]).encodeFunctionData("alwaysReverts", [1]);
+      const [reverted, fine] = await Promise.allSettled([p.estimateGas({ from: funded, to: recorder.address, data: trap }), p.getBlockNumber()]);
+      expect(reverted.status).toBe("rejected");
+      expect(classifyRpcError((reverted as PromiseRejectedResult).reason).kind).toBe("reverted");
+      expect(fine.status).toBe("fulfilled");
+    } finally {
+      p.destroy();
+    }
+  });
+
+  test("an HTTP error answer is ethers' SERVER_ERROR, a transient fault to us", async () => {
+    const server = createServer((_req, res) => res.writeHead(503).end("unavailable"));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const p = provider(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const error = await p.getBlockNumber().catch((e: unknown) => e);
+      expect(isError(error, "SERVER_ERROR")).toBe(true);
+      expect(classifyRpcError(error).kind).toBe("transient");
+    } finally {
+      p.destroy();
+      server.close();
+    }
+  });
+
+  test("a node that does not answer is ethers' TIMEOUT after the time-out", async () => {
+    const server = createServer(() => undefined);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const p = provider(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 300);
+    try {
+      const started = Date.now();
+      const error = await p.getBlockNumber().catch((e: unknown) => e);
+      expect(isError(error, "TIMEOUT")).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      p.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

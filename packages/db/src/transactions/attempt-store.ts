@@ -1,0 +1,57 @@
+import { AppError, createBatcher, type BatcherOptions } from "@relay/core";
+import type { Sql } from "../client";
+import { attemptParams, toAttempt, type AttemptRecord, type AttemptRow, type NewAttempt } from "./attempt-record";
+import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPT } from "./attempt.sql";
+
+interface TransactionKey {
+  projectId: string;
+  transactionId: string;
+}
+
+/**
+ * A transaction's signed attempts: stored before they are broadcast, marked when first broadcast,
+ * listed oldest first. With `coalesce`, concurrent reads share one statement.
+ */
+export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
+  const attemptsOfMany = async (keys: readonly TransactionKey[]): Promise<AttemptRecord[][]> => {
+    const { rows } = await sql.query<AttemptRow>({ name: "attempt.attemptsOf", text: ATTEMPTS_OF }, [
+      keys.map((k) => k.projectId),
+      keys.map((k) => k.transactionId),
+    ]);
+    const byKey = new Map<string, AttemptRecord[]>();
+    for (const row of rows) {
+      const key = `${row.projectId}/${row.transactionId}`;
+      const list = byKey.get(key) ?? [];
+      list.push(toAttempt(row));
+      byKey.set(key, list);
+    }
+    return keys.map((k) => byKey.get(`${k.projectId.toLowerCase()}/${k.transactionId.toLowerCase()}`) ?? []);
+  };
+  const attemptsOf = coalesce
+    ? createBatcher(attemptsOfMany, coalesce)
+    : async (key: TransactionKey) => (await attemptsOfMany([key]))[0]!;
+
+  return {
+    /** The transaction's signed attempts, oldest first (the last one is the live one). */
+    attempts: (projectId: string, transactionId: string): Promise<AttemptRecord[]> => attemptsOf({ projectId, transactionId }),
+
+    /**
+     * Stores a signed transaction before it is broadcast. Storing the same signed transaction
+     * again (same hash: deterministic signatures) returns the stored one; a hash stored for
+     * another transaction is refused.
+     */
+    recordAttempt: async (input: NewAttempt): Promise<AttemptRecord> => {
+      const inserted = await sql.query<AttemptRow>({ name: "attempt.record", text: RECORD_ATTEMPT }, attemptParams(input));
+      if (inserted.rows[0]) return toAttempt(inserted.rows[0]);
+      const stored = (await sql.query<AttemptRow>({ name: "attempt.byHash", text: ATTEMPT_BY_HASH }, [input.hash])).rows[0];
+      if (!stored || stored.projectId !== input.projectId.toLowerCase() || stored.transactionId !== input.transactionId.toLowerCase()) {
+        throw new AppError("INTERNAL", `attempt ${input.hash} is stored for another transaction`);
+      }
+      return toAttempt(stored);
+    },
+
+    /** Records the first broadcast of an attempt; false when unknown or already recorded. */
+    markAttemptBroadcast: async (hash: string): Promise<boolean> =>
+      ((await sql.query({ name: "attempt.markBroadcast", text: MARK_BROADCAST }, [hash])).rowCount ?? 0) === 1,
+  };
+}

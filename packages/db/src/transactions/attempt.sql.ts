@@ -1,0 +1,37 @@
+/**
+ * The statements of a transaction's signed attempts (hand-written: they run on every worker step,
+ * where Prisma cost four times the CPU per query, docs/benchmarks.md).
+ */
+
+/** The select list of an attempt, for table alias `a`: integers wider than JS numbers as text. */
+export const ATTEMPT_COLUMNS = `
+  a.id, a.project_id AS "projectId", a.transaction_id AS "transactionId", a.chain_id::text AS "chainId",
+  a.from_address AS "fromAddress", a.nonce::text AS nonce, a.hash, a.raw_transaction AS "rawTransaction", a.type,
+  a.gas_limit::text AS "gasLimit", a.max_fee_per_gas_wei::text AS "maxFeePerGasWei",
+  a.max_priority_fee_per_gas_wei::text AS "maxPriorityFeePerGasWei", a.gas_price_wei::text AS "gasPriceWei",
+  a.created_at AS "createdAt", a.broadcast_at AS "broadcastAt"`;
+
+/** Arrays $1 project, $2 transaction: the attempts of each, oldest first. */
+export const ATTEMPTS_OF = `
+  SELECT ${ATTEMPT_COLUMNS}
+    FROM transaction_attempt a
+    JOIN unnest($1::uuid[], $2::uuid[]) AS k(project_id, transaction_id)
+      ON a.project_id = k.project_id AND a.transaction_id = k.transaction_id
+   ORDER BY a.created_at, a.id`;
+
+/**
+ * One attempt, unless its hash is stored already (the same signed bytes: signatures are
+ * deterministic): then nothing, and the caller reads the stored one.
+ */
+export const RECORD_ATTEMPT = `
+  INSERT INTO transaction_attempt AS a
+    (project_id, transaction_id, chain_id, from_address, nonce, hash, raw_transaction, type, gas_limit,
+     max_fee_per_gas_wei, max_priority_fee_per_gas_wei, gas_price_wei)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  ON CONFLICT (hash) DO NOTHING
+  RETURNING ${ATTEMPT_COLUMNS}`;
+
+export const ATTEMPT_BY_HASH = `SELECT ${ATTEMPT_COLUMNS} FROM transaction_attempt a WHERE a.hash = $1`;
+
+/** The first broadcast of an attempt; no row when unknown or already marked. */
+export const MARK_BROADCAST = `UPDATE transaction_attempt SET broadcast_at = now() WHERE hash = $1 AND broadcast_at IS NULL`;
