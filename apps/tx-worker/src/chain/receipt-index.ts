@@ -48,9 +48,10 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
   const byHash = new Map<string, MinedReceipt>();
   /** Per indexed block: its transactions, and when this process first saw it as the head or older. */
   const blocks = new Map<number, { hashes: string[]; seenAt: number }>();
-  /** Blocks indexed so far: (first, last]. */
-  let first = -1;
-  let last = -1;
+  /** Blocks indexed so far: (first, last], once started. */
+  let started = false;
+  let first = 0;
+  let last = 0;
   /**
    * An attempt sent after this was mined, if at all, in an indexed block: by then block first + 1
    * existed, so anything sent later goes into a later block.
@@ -64,6 +65,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
     blocks.clear();
     first = block;
     last = block;
+    started = true;
   };
 
   const indexBlock = async (block: number, seenAt: number) => {
@@ -89,7 +91,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
   const refresh = async () => {
     const head = await options.head();
     const seenAt = now();
-    if (first < 0 || head - last > maxCatchUp) restartAt(head - 1);
+    if (!started || head - last > maxCatchUp) restartAt(head - 1);
     while (last < head) await indexBlock(last + 1, seenAt);
   };
 
@@ -102,7 +104,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
           options.logger.warn({ err: error.message }, "the node has no eth_getBlockReceipts: receipts are looked up one by one");
         } else {
           // The index is behind; restart it at the next look rather than trusting a gap.
-          first = -1;
+          started = false;
           options.logger.warn({ err: error.message }, "receipt index could not catch up; restarting it");
         }
       })
@@ -127,7 +129,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
       await catchUp();
       const known = byHash.get(hash.toLowerCase());
       if (known) return known;
-      const covered = first >= 0 && sentAt.getTime() >= coveredSince() + options.marginMs;
+      const covered = started && sentAt.getTime() >= coveredSince() + options.marginMs;
       return covered ? null : byHashLookup(hash);
     },
     /** A receipt as the node has it now, by hash (to check a block is still canonical). */
