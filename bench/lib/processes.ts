@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { APP_NODE_FLAGS } from "@relay/core";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 
@@ -10,10 +11,10 @@ const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
 export function startApp(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the apps under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", resolve(root, entry)], {
+  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...nodeArgs, "--import", "tsx", resolve(root, entry)], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: "warn", WEBHOOK_SECRET_KEY, ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", process.env.BENCH_APP_STDOUT ? "inherit" : "ignore", "inherit"],
   });
   process.on("exit", () => child.kill("SIGKILL"));
   return child;

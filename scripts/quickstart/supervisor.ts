@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { APP_NODE_FLAGS } from "@relay/core";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -22,7 +23,7 @@ export function supervise(apps: AppSpec[], logDir: string, say: (line: string) =
 
   const start = (app: AppSpec, restarts: number) => {
     const log = createWriteStream(join(logDir, `${app.name}.log`), { flags: "a" });
-    const child = spawn(process.execPath, ["--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.pipe(log);
     child.stderr?.on("data", (chunk: Buffer) => {
       log.write(chunk);

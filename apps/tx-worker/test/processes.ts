@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { APP_NODE_FLAGS } from "@relay/core";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -108,7 +109,7 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
   };
 
   const launch = (name: string, app: keyof typeof ENTRIES, env: Record<string, string>): AppProcess => {
-    const child = spawn(process.execPath, ["--import", "tsx", ENTRIES[app]], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", ENTRIES[app]], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     if (child.pid === undefined) throw new Error(`${name} did not start`);
     if (live.size === 0) process.on("exit", killLive);
     live.add(child);

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { randomBytes } from "node:crypto";
-import { Transaction, Wallet, verifyMessage } from "ethers";
+import { Transaction, Wallet, getAddress, verifyMessage } from "ethers";
 import { generateWalletKey, importWalletKey, openWalletKey } from "./wallet-keys";
 import { createLocalSigner } from "./signer";
 import type { Kek } from "@relay/secrets";
@@ -53,25 +54,31 @@ describe("wallet keys", () => {
     }
   });
 
-  it("signs transactions exactly as ethers does, recoverable to the wallet", async () => {
+  it("signs transactions exactly as ethers does, recoverable to the wallet (EIP-1559 and EIP-155 legacy, random fields)", async () => {
     const key = generateWalletKey(kek);
     const ref = { id: "tx", address: key.address, encryptedKey: key.sealFor("tx") };
     const signer = createLocalSigner(kek, { loadKey: async () => ref });
-    const request = {
-      type: 2,
-      chainId: 31337n,
-      nonce: 7,
-      to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-      data: "0x1234",
-      value: 0n,
-      gasLimit: 50_000n,
-      maxFeePerGas: 2_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000_000n,
-    };
-    const raw = await signer.signTransaction(ref.id, request);
-    expect(raw).toBe(await openWalletKey(kek, ref).signTransaction(request));
-    expect(Transaction.from(raw).from).toBe(key.address);
-    const legacy = { ...request, type: 0, gasPrice: 1_000_000_000n, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined };
-    expect(Transaction.from(await signer.signTransaction(ref.id, legacy)).from).toBe(key.address);
+    const wallet = openWalletKey(kek, ref);
+    const word = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
+    const common = fc.record({
+      chainId: fc.bigInt({ min: 1n, max: (1n << 40n) - 1n }),
+      nonce: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      to: fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(`0x${Buffer.from(b).toString("hex")}`)),
+      data: fc.uint8Array({ maxLength: 300 }).map((b) => `0x${Buffer.from(b).toString("hex")}`),
+      value: word(96),
+      gasLimit: fc.bigInt({ min: 21_000n, max: 30_000_000n }),
+    });
+    const request = fc.oneof(
+      fc.tuple(common, word(64), word(64)).map(([c, a, b]) => ({ ...c, type: 2 as const, maxFeePerGas: a > b ? a : b, maxPriorityFeePerGas: a > b ? b : a })),
+      fc.tuple(common, word(64)).map(([c, gasPrice]) => ({ ...c, type: 0 as const, gasPrice })),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async (tx) => {
+        const raw = await signer.signTransaction(ref.id, tx);
+        expect(raw).toBe(await wallet.signTransaction(tx));
+        expect(Transaction.from(raw).from).toBe(key.address);
+      }),
+      { numRuns: 200, seed: 20261123 },
+    );
   });
 });
