@@ -12,6 +12,7 @@ export { resolveMigrationsDir } from "./migrate/migrations-dir";
 export * from "./transactions/lifecycle";
 export * from "./transactions/transaction.repository";
 export type { Move, MoveFields } from "./transactions/transaction-moves";
+export type { NonceBinding, NonceRequest } from "./transactions/nonce-allocation";
 export type { JsonValue, TransactionRecord } from "./transactions/transaction-record";
 export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";

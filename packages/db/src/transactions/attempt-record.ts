@@ -77,7 +77,7 @@ export const toAttempt = (row: AttemptRow): AttemptRecord => ({
 
 const weiText = (value: bigint | null | undefined): string | null => (value === undefined || value === null ? null : value.toString());
 
-/** RECORD_ATTEMPT's parameters. */
+/** One attempt's values, in RECORD_ATTEMPTS' column order. */
 export const attemptParams = (input: NewAttempt) => [
   input.projectId,
   input.transactionId,

@@ -1,7 +1,7 @@
 import { AppError, createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
 import { attemptParams, toAttempt, type AttemptRecord, type AttemptRow, type NewAttempt } from "./attempt-record";
-import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPT } from "./attempt.sql";
+import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPTS } from "./attempt.sql";
 
 interface TransactionKey {
   projectId: string;
@@ -10,7 +10,8 @@ interface TransactionKey {
 
 /**
  * A transaction's signed attempts: stored before they are broadcast, marked when first broadcast,
- * listed oldest first. With `coalesce`, concurrent reads share one statement.
+ * listed oldest first. With `coalesce`, concurrent reads share one statement, and so do concurrent
+ * inserts (one commit: each caller's broadcast waits for it).
  */
 export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
   const attemptsOfMany = async (keys: readonly TransactionKey[]): Promise<AttemptRecord[][]> => {
@@ -31,6 +32,24 @@ export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
     ? createBatcher(attemptsOfMany, coalesce)
     : async (key: TransactionKey) => (await attemptsOfMany([key]))[0]!;
 
+  /** Inserts each attempt unless its hash is stored; per attempt, the inserted record or null. */
+  const insertMany = async (inputs: readonly NewAttempt[]): Promise<(AttemptRecord | null)[]> => {
+    const params = inputs.map(attemptParams);
+    const { rows } = await sql.query<AttemptRow>(
+      { name: "attempt.recordMany", text: RECORD_ATTEMPTS },
+      params[0]!.map((_, column) => params.map((p) => p[column])),
+    );
+    const inserted = new Map(rows.map((row) => [row.hash, toAttempt(row)]));
+    return inputs.map((input) => {
+      const record = inserted.get(input.hash);
+      inserted.delete(input.hash); // the same hash twice in a batch: the second reads the first
+      return record ?? null;
+    });
+  };
+  const insertOne = coalesce
+    ? createBatcher(insertMany, coalesce)
+    : async (input: NewAttempt) => (await insertMany([input]))[0]!;
+
   return {
     /** The transaction's signed attempts, oldest first (the last one is the live one). */
     attempts: (projectId: string, transactionId: string): Promise<AttemptRecord[]> => attemptsOf({ projectId, transactionId }),
@@ -41,8 +60,8 @@ export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
      * another transaction is refused.
      */
     recordAttempt: async (input: NewAttempt): Promise<AttemptRecord> => {
-      const inserted = await sql.query<AttemptRow>({ name: "attempt.record", text: RECORD_ATTEMPT }, attemptParams(input));
-      if (inserted.rows[0]) return toAttempt(inserted.rows[0]);
+      const inserted = await insertOne(input);
+      if (inserted) return inserted;
       const stored = (await sql.query<AttemptRow>({ name: "attempt.byHash", text: ATTEMPT_BY_HASH }, [input.hash])).rows[0];
       if (!stored || stored.projectId !== input.projectId.toLowerCase() || stored.transactionId !== input.transactionId.toLowerCase()) {
         throw new AppError("INTERNAL", `attempt ${input.hash} is stored for another transaction`);

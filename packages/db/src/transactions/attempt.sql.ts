@@ -20,14 +20,16 @@ export const ATTEMPTS_OF = `
    ORDER BY a.created_at, a.id`;
 
 /**
- * One attempt, unless its hash is stored already (the same signed bytes: signatures are
- * deterministic): then nothing, and the caller reads the stored one.
+ * Attempts (arrays, one element each: $1 project … $12 gas price), in one statement and one
+ * commit; one whose hash is stored already (the same signed bytes: signatures are deterministic)
+ * is skipped, and its caller reads the stored one.
  */
-export const RECORD_ATTEMPT = `
+export const RECORD_ATTEMPTS = `
   INSERT INTO transaction_attempt AS a
     (project_id, transaction_id, chain_id, from_address, nonce, hash, raw_transaction, type, gas_limit,
      max_fee_per_gas_wei, max_priority_fee_per_gas_wei, gas_price_wei)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::bytea[], $8::int[], $9::bigint[],
+                       $10::numeric[], $11::numeric[], $12::numeric[])
   ON CONFLICT (hash) DO NOTHING
   RETURNING ${ATTEMPT_COLUMNS}`;
 

@@ -402,6 +402,22 @@ describe("coalesced moves", () => {
     }
   });
 
+  test("concurrent attempts are stored in one statement; the same signed bytes twice store once", async () => {
+    const inputs = Array.from({ length: 4 }, () => newTransaction(fixture));
+    await repository.createMany(inputs);
+    const attempt = (t: (typeof inputs)[number], i: number) => ({
+      projectId: t.projectId, transactionId: t.id, chainId: fixture.chainId, fromAddress: fixture.wallets[0] as string,
+      nonce: BigInt(i), hash: `0x${randomUUID().replace(/-/g, "")}`, rawTransaction: Uint8Array.from([i]), type: 0 as const,
+      gasLimit: 21_000n, gasPriceWei: 7n,
+    });
+    const attempts = inputs.map(attempt);
+    statements = 0;
+    const stored = await Promise.all([...attempts, attempts[0]!].map((a) => coalescing.recordAttempt(a)));
+    expect(statements).toBe(2); // the batch, and the read of the repeated hash
+    expect(stored[4]).toEqual(stored[0]);
+    for (const [i, t] of inputs.entries()) expect(await repository.attempts(t.projectId, t.id)).toEqual([stored[i]]);
+  });
+
   test("a move can mark the attempt it broadcast in the same commit", async () => {
     const t = newTransaction(fixture);
     await repository.create(t);

@@ -3,8 +3,9 @@ import { AppError, createBatcher, toError, type BatcherOptions } from "@relay/co
 import type { Database, Sql } from "../client";
 import { createAttemptStore } from "./attempt-store";
 import { createTransactionMoves } from "./transaction-moves";
+import { createNonceAllocation } from "./nonce-allocation";
 import { UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
-import { ALLOCATE_NONCE, BINDING, CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
+import { CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
 import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
 
 /**
@@ -18,7 +19,7 @@ import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type T
  *   `from`, with a status change and an outbox event; false when it is not (another worker moved
  *   it first: do nothing on chain). A move outside the lifecycle table throws.
  * - allocateNonce({ projectId, transactionId, address, chainPendingNonce }): binds the wallet's
- *   next nonce to a PENDING transaction, or returns the binding it already has.
+ *   next nonce to a PENDING transaction, or returns the binding it already has (nonce-allocation.ts).
  * - recordAttempt / markAttemptBroadcast / attempts: the signed transactions, stored before they
  *   are broadcast (attempt-store.ts).
  * - findById, history, findUnfinished: reads.
@@ -36,8 +37,8 @@ export interface TransactionRepositoryDeps {
   db: TransactionDatabase;
   /**
    * Coalesce concurrent calls into one statement per batch: `create` (one commit for the batch:
-   * the gateway's sendTransaction under load), and the worker's reads, `findById` and
-   * `attempts`. Without it, one statement per call.
+   * the gateway's sendTransaction under load), and the worker's reads (`findById`, `attempts`)
+   * and writes (`allocateNonce`, `recordAttempt`, `move`). Without it, one statement per call.
    */
   coalesce?: BatcherOptions;
 }
@@ -56,13 +57,6 @@ export interface NewTransaction {
 
 export type CreateResult = { created: true; id: string; createdAt: Date } | { created: false; existingId: string };
 
-export interface NonceBinding {
-  fromAddress: string;
-  nonce: bigint;
-  /** False when the transaction was already bound (a retry): use this binding, take no new nonce. */
-  allocated: boolean;
-}
-
 export interface StatusChangeRecord {
   id: bigint;
   status: TransactionStatus;
@@ -71,7 +65,6 @@ export interface StatusChangeRecord {
   createdAt: Date;
 }
 
-const UNIQUE_VIOLATION = "23505";
 const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
 
 export function createTransactionRepository({ sql, db, coalesce }: TransactionRepositoryDeps) {
@@ -124,49 +117,9 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
   return {
     ...createAttemptStore(sql, coalesce),
     ...createTransactionMoves(sql, coalesce),
+    ...createNonceAllocation(sql, coalesce),
     create: (input: NewTransaction): Promise<CreateResult> => createOne(input),
     createMany,
-
-    /**
-     * Null when the transaction does not exist or is no longer PENDING without a nonce binding.
-     * `address` must be a wallet of the transaction's project, checksummed like wallet.address.
-     */
-    allocateNonce: async (input: {
-      projectId: string;
-      transactionId: string;
-      address: string;
-      chainPendingNonce: bigint;
-    }): Promise<NonceBinding | null> => {
-      const params = [input.projectId, input.transactionId, input.address];
-      const bound = await sql
-        .query<{ fromAddress: string; nonce: string }>({ name: "transaction.allocateNonce", text: ALLOCATE_NONCE }, [
-          ...params,
-          input.chainPendingNonce.toString(),
-        ])
-        .catch((e: unknown) => {
-          if (codeOf(e) !== UNIQUE_VIOLATION) throw e;
-          throw new AppError("INTERNAL", `wallet_nonce of ${input.address} is behind a nonce already bound; reconcile it`, {
-            cause: toError(e),
-          });
-        });
-      const row = bound.rows[0];
-      if (row) return { fromAddress: row.fromAddress, nonce: BigInt(row.nonce), allocated: true };
-
-      const existing = (
-        await sql.query<{ fromAddress: string | null; nonce: string | null; walletOfProject: boolean }>(
-          { name: "transaction.binding", text: BINDING },
-          params,
-        )
-      ).rows[0];
-      if (!existing) return null;
-      if (existing.fromAddress !== null && existing.nonce !== null) {
-        return { fromAddress: existing.fromAddress, nonce: BigInt(existing.nonce), allocated: false };
-      }
-      if (!existing.walletOfProject) {
-        throw new AppError("INTERNAL", `${input.address} is not a wallet of project ${input.projectId}`);
-      }
-      return null;
-    },
 
     findById: (projectId: string, id: string): Promise<TransactionRecord | null> => findOne({ projectId, id }),
 

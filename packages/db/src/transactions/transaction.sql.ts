@@ -72,39 +72,64 @@ export const MOVE_MANY = `
   SELECT "projectId", id, "eventId" FROM changed`;
 
 /**
- * $1 project, $2 id, $3 wallet address, $4 the chain's pending nonce of the wallet.
+ * Binds the next nonces of wallets to transactions, for many transactions in one statement:
+ * arrays $1 project, $2 id, $3 wallet address, $4 the chain's pending nonce of the wallet (a
+ * floor). Returns the transactions it bound.
  *
- * Locks the transaction row while it is PENDING and unbound, so two attempts to bind the same
- * transaction queue up and the second finds it bound (and takes no nonce). The wallet's counter
- * is taken with an upsert: the first use starts at the chain's pending nonce (or past the highest
- * nonce already bound, should the counter row ever be lost), every later use is `next + 1`, or
- * the chain's pending nonce + 1 when the chain is ahead (the key was used outside the relay); the
- * row lock on wallet_nonce orders concurrent allocations of one wallet and is held only for this
- * statement. UNIQUE (chain_id, from_address, nonce) rejects a nonce bound twice, and the whole
- * statement with it, the increment included.
+ * Locks each transaction row while it is PENDING and unbound (in key order, so concurrent batches
+ * cannot deadlock), so two attempts to bind the same transaction queue up and the second finds it
+ * bound (and takes no nonce); a transaction named twice is bound once. Each wallet's counter is
+ * taken with one upsert for all its transactions of the batch (in key order): the first use
+ * starts at the chain's pending nonce (or past the highest nonce already bound, should the
+ * counter row ever be lost), every later use at `next`, or at the chain's pending nonce when the
+ * chain is ahead (the key was used outside the relay); the batch's transactions of a wallet get
+ * consecutive nonces in the order they were asked for. The row lock on wallet_nonce orders
+ * concurrent allocations of one wallet and is held only for this statement. UNIQUE (chain_id,
+ * from_address, nonce) rejects a nonce bound twice, and the whole statement with it, the
+ * increments included.
  */
-export const ALLOCATE_NONCE = `
-  WITH target AS (
-    SELECT t.chain_id FROM transaction t
-     WHERE t.project_id = $1 AND t.id = $2 AND t.status = 'PENDING' AND t.nonce IS NULL
-       AND EXISTS (SELECT 1 FROM wallet w WHERE w.address = $3 AND w.project_id = $1)
+export const ALLOCATE_NONCES = `
+  WITH input AS (
+    SELECT DISTINCT ON (i.project_id, i.id) i.*
+      FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[]) WITH ORDINALITY AS i(project_id, id, address, floor, n)
+     ORDER BY i.project_id, i.id, i.n
+  ),
+  target AS MATERIALIZED (
+    SELECT i.n, i.project_id, i.id, i.address, i.floor, t.chain_id
+      FROM input i JOIN transaction t ON t.project_id = i.project_id AND t.id = i.id
+     WHERE t.status = 'PENDING' AND t.nonce IS NULL
+       AND EXISTS (SELECT 1 FROM wallet w WHERE w.address = i.address AND w.project_id = i.project_id)
+     ORDER BY t.project_id, t.id
        FOR UPDATE OF t
+  ),
+  counts AS MATERIALIZED (
+    SELECT chain_id, address, count(*) AS k, max(floor) AS floor FROM target GROUP BY chain_id, address
   ),
   allocated AS (
     INSERT INTO wallet_nonce AS w (chain_id, address, next)
-    SELECT target.chain_id, $3,
-           GREATEST($4::bigint,
-                    (SELECT max(b.nonce) + 1 FROM transaction b WHERE b.chain_id = target.chain_id AND b.from_address = $3)) + 1
-      FROM target
-    ON CONFLICT (chain_id, address) DO UPDATE SET next = GREATEST(w.next, $4::bigint) + 1, updated_at = now()
-    RETURNING w.next - 1 AS nonce
+    SELECT c.chain_id, c.address,
+           GREATEST(c.floor, (SELECT max(b.nonce) + 1 FROM transaction b WHERE b.chain_id = c.chain_id AND b.from_address = c.address)) + c.k
+      FROM counts c
+     ORDER BY c.chain_id, c.address
+    ON CONFLICT (chain_id, address) DO UPDATE
+      SET next = GREATEST(w.next, (SELECT c.floor FROM counts c WHERE c.chain_id = w.chain_id AND c.address = w.address))
+               + (SELECT c.k FROM counts c WHERE c.chain_id = w.chain_id AND c.address = w.address),
+          updated_at = now()
+    RETURNING w.chain_id, w.address, w.next
+  ),
+  numbered AS (
+    SELECT t.project_id, t.id, t.address,
+           a.next - c.k + row_number() OVER (PARTITION BY t.chain_id, t.address ORDER BY t.n) - 1 AS nonce
+      FROM target t
+      JOIN allocated a ON a.chain_id = t.chain_id AND a.address = t.address
+      JOIN counts c ON c.chain_id = t.chain_id AND c.address = t.address
   )
-  UPDATE transaction AS t SET from_address = $3, nonce = a.nonce, updated_at = now()
-    FROM allocated a
-   WHERE t.project_id = $1 AND t.id = $2
-  RETURNING t.from_address AS "fromAddress", t.nonce::text AS nonce`;
+  UPDATE transaction AS t SET from_address = n.address, nonce = n.nonce, updated_at = now()
+    FROM numbered n
+   WHERE t.project_id = n.project_id AND t.id = n.id
+  RETURNING t.project_id AS "projectId", t.id, t.from_address AS "fromAddress", t.nonce::text AS nonce`;
 
-/** $1 project, $2 id, $3 wallet address: why ALLOCATE_NONCE bound nothing. */
+/** $1 project, $2 id, $3 wallet address: why ALLOCATE_NONCES bound nothing for this transaction. */
 export const BINDING = `
   SELECT t.from_address AS "fromAddress", t.nonce::text AS nonce,
          EXISTS (SELECT 1 FROM wallet w WHERE w.address = $3 AND w.project_id = $1) AS "walletOfProject"
