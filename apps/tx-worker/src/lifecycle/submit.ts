@@ -1,5 +1,6 @@
 import { classifyRpcError, maxGasCost } from "@relay/chain";
 import { AppError } from "@relay/core";
+import { toQuantity } from "ethers";
 import type { TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
@@ -29,7 +30,11 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
   if (attempts.length === 0) {
     let estimate: bigint;
     try {
-      estimate = await provider.estimateGas({ from: wallet.address, to: tx.contractAddress, data, value: tx.valueWei });
+      // The raw call (ethers maps its errors the same way): provider.estimateGas also resolves
+      // and checksums both addresses on every call.
+      estimate = BigInt(
+        (await provider.send("eth_estimateGas", [{ from: wallet.address, to: tx.contractAddress, data, value: toQuantity(tx.valueWei) }])) as string,
+      );
     } catch (e) {
       const refusal = classifyRpcError(e);
       if (refusal.kind === "reverted") {

@@ -15,8 +15,8 @@ import type { StepDeps } from "../lifecycle/deps";
  */
 const REPLICA_FAULTS = new Set(["CRYPTO", "CONFIG"]);
 export function createProcessTransactionProcessor(deps: StepDeps): Processor<"processTransaction"> {
-  return async ({ projectId, transactionId }, { logger: jobLogger }): Promise<RunAgain | { status: string }> => {
-    const logger = jobLogger.child({ projectId, transactionId });
+  // The job's logger already names the project and transaction (its payload's ids).
+  return async ({ projectId, transactionId }, { logger }): Promise<RunAgain | { status: string }> => {
     const tx = await deps.transactions.findById(projectId, transactionId);
     if (!tx) return { status: "missing" };
     if (isFinal(tx.status)) return { status: tx.status };

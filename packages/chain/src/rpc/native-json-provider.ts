@@ -1,48 +1,77 @@
+import http from "node:http";
+import https from "node:https";
 import { FetchRequest, JsonRpcProvider, makeError, type JsonRpcApiProviderOptions, type JsonRpcPayload, type JsonRpcResult, type Network } from "ethers";
 
+/** Keep-alive connections to the node, shared by this process's providers. */
+const agents = { "http:": new http.Agent({ keepAlive: true, maxSockets: 32 }), "https:": new https.Agent({ keepAlive: true, maxSockets: 32 }) };
+
+/** One POST; resolves with the status and the body as text. */
+function post(url: URL, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      url,
+      {
+        method: "POST",
+        agent: agents[url.protocol as keyof typeof agents],
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
+    // The socket's idle time-out; the whole request is bounded by the timer below.
+    const timer = setTimeout(() => request.destroy(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { name: "TimeoutError" })), timeoutMs);
+    request.on("close", () => clearTimeout(timer));
+    request.on("timeout", () => request.destroy(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { name: "TimeoutError" })));
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
 /**
- * ethers' JsonRpcProvider with its transport replaced by Node's fetch: ethers decodes every
- * response body with its own JavaScript UTF-8 decoder, which cost a tenth of a transaction
- * worker's CPU on batched answers and block receipts (docs/benchmarks.md); Node parses the JSON
- * natively. Everything else (batching, error mapping, retries) stays ethers'. A non-2xx answer and
- * a time-out throw ethers' SERVER_ERROR and TIMEOUT, as its own transport does.
+ * ethers' JsonRpcProvider with its transport replaced by Node's http client over keep-alive
+ * connections: ethers decodes every response body with its own JavaScript UTF-8 decoder, which
+ * cost a tenth of a transaction worker's CPU on batched answers and block receipts, and Node's
+ * fetch cost another tenth per request (docs/benchmarks.md); here Node parses the JSON natively.
+ * Everything else (batching, error mapping) stays ethers'. A non-2xx answer and a time-out throw
+ * ethers' SERVER_ERROR and TIMEOUT, as its own transport does.
  */
 export class NativeJsonRpcProvider extends JsonRpcProvider {
+  private readonly target: URL;
+
   constructor(
-    private readonly url: string,
+    url: string,
     private readonly timeoutMs: number,
     network: Network,
     options: JsonRpcApiProviderOptions,
   ) {
     super(url, network, options);
+    this.target = new URL(url);
   }
 
   /** Error answers ({id, error}) come back in the list too; ethers maps them to errors per call. */
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
-    let response: Response;
+    let answer: { status: number; text: string };
     try {
-      response = await fetch(this.url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      answer = await post(this.target, JSON.stringify(payload), this.timeoutMs);
     } catch (e) {
-      // A DOMException (not an Error in every realm): by name.
-      const name = (e as { name?: unknown } | null)?.name;
-      const timedOut = name === "TimeoutError" || name === "AbortError";
-      throw timedOut
+      const error = e as { name?: unknown; message?: unknown } | null;
+      throw error?.name === "TimeoutError"
         ? makeError(`JSON-RPC request timed out after ${this.timeoutMs} ms`, "TIMEOUT", { operation: "request", reason: "timeout" })
-        : makeError(`JSON-RPC request failed: ${(e as { message?: unknown } | null)?.message ?? String(e)}`, "SERVER_ERROR", { request: new FetchRequest(this.url), info: { cause: e } });
+        : makeError(`JSON-RPC request failed: ${String(error?.message ?? e)}`, "SERVER_ERROR", { request: new FetchRequest(this.target.href), info: { cause: e } });
     }
-    if (!response.ok) {
-      const text = await response.text().catch(() => "");
-      throw makeError(`server response ${response.status} ${response.statusText}`, "SERVER_ERROR", {
-        request: new FetchRequest(this.url),
-        info: { status: response.status, body: text.slice(0, 200) },
+    if (answer.status < 200 || answer.status >= 300) {
+      throw makeError(`server response ${answer.status}`, "SERVER_ERROR", {
+        request: new FetchRequest(this.target.href),
+        info: { status: answer.status, body: answer.text.slice(0, 200) },
       });
     }
-    const body = (await response.json()) as JsonRpcResult | JsonRpcResult[];
+    const body = JSON.parse(answer.text) as JsonRpcResult | JsonRpcResult[];
     return Array.isArray(body) ? body : [body];
   }
 }
