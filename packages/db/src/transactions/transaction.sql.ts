@@ -89,16 +89,18 @@ export const MOVE_MANY = `
  * increments included.
  */
 export const ALLOCATE_NONCES = `
-  WITH input AS (
+  WITH input AS MATERIALIZED (
+    -- Only wallets of the transaction's project; checked here, before the join below, so the
+    -- planner cannot drive that join by project alone (it did: a scan of all the project's rows).
     SELECT DISTINCT ON (i.project_id, i.id) i.*
       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[]) WITH ORDINALITY AS i(project_id, id, address, floor, n)
+     WHERE EXISTS (SELECT 1 FROM wallet w WHERE w.address = i.address AND w.project_id = i.project_id)
      ORDER BY i.project_id, i.id, i.n
   ),
   target AS MATERIALIZED (
     SELECT i.n, i.project_id, i.id, i.address, i.floor, t.chain_id
       FROM input i JOIN transaction t ON t.project_id = i.project_id AND t.id = i.id
      WHERE t.status = 'PENDING' AND t.nonce IS NULL
-       AND EXISTS (SELECT 1 FROM wallet w WHERE w.address = i.address AND w.project_id = i.project_id)
      ORDER BY t.project_id, t.id
        FOR UPDATE OF t
   ),
@@ -108,7 +110,11 @@ export const ALLOCATE_NONCES = `
   allocated AS (
     INSERT INTO wallet_nonce AS w (chain_id, address, next)
     SELECT c.chain_id, c.address,
-           GREATEST(c.floor, (SELECT max(b.nonce) + 1 FROM transaction b WHERE b.chain_id = c.chain_id AND b.from_address = c.address)) + c.k
+           -- Past the highest nonce bound so far, only when the counter row is missing (first use,
+           -- or lost): a CASE branch runs only when taken, and that read walks the wallet's history.
+           GREATEST(c.floor, CASE WHEN NOT EXISTS (SELECT 1 FROM wallet_nonce x WHERE x.chain_id = c.chain_id AND x.address = c.address)
+                                  THEN (SELECT max(b.nonce) + 1 FROM transaction b WHERE b.chain_id = c.chain_id AND b.from_address = c.address)
+                             END) + c.k
       FROM counts c
      ORDER BY c.chain_id, c.address
     ON CONFLICT (chain_id, address) DO UPDATE
