@@ -9,7 +9,7 @@ const MINED = new Set(["CONFIRMED", "REVERTED"]);
 export interface ScenarioReport {
   scenario: string;
   transactions: { sent: number; accepted: number; refused: number; hung: number; stored: number; final: number; byStatus: Record<string, number> };
-  signs: { sent: number; signed: number; failedCleanly: number; hung: number; lostInCrash: number };
+  signs: { sent: number; signed: number; failedCleanly: number; hung: number };
   registrations: { sent: number; accepted: number };
   events: { total: number; deliveries: number; delivered: number; receiverAttempts: number };
   duplicatesOnChain: number;
@@ -66,11 +66,6 @@ export async function checkInvariants(
   stack: Stack,
   outcomes: Outcome[],
   timing: { faultEndedAt: number; settleTimeoutMs: number },
-  /**
-   * Postgres crashed: signature records commit asynchronously (docs/decisions.md), so one answered
-   * 200 just before the crash may be gone; counted, not a violation. Anything else still is.
-   */
-  tolerate: { signaturesLostInCrash?: boolean } = {},
 ): Promise<ScenarioReport> {
   const settled = await waitUntilSettled(stack, timing.settleTimeoutMs);
   const recoveryMs = settled ? Date.now() - timing.faultEndedAt : null;
@@ -167,12 +162,9 @@ export async function checkInvariants(
       await pool.query<{ id: string; status: string; signature: string | null }>(`SELECT id, status, signature FROM signature WHERE project_id = $1`, [projectId])
     ).rows.map((r) => [r.id, r]),
   );
-  let lostInCrash = 0;
   for (const o of signOutcomes) {
     const row = sigRows.get(o.id);
-    if (o.status === 200 && !row && tolerate.signaturesLostInCrash) {
-      lostInCrash++;
-    } else if (o.status === 200) {
+    if (o.status === 200) {
       if (row?.status !== "SIGNED" || row.signature !== o.body.signature) violations.push(`signature ${o.id} answered 200 but is stored as ${row?.status}`);
       else if (verifyMessage(o.message!, row.signature!).toLowerCase() !== o.signer!.toLowerCase()) violations.push(`signature ${o.id} does not verify`);
     } else if (o.status === 0) {
@@ -241,7 +233,6 @@ export async function checkInvariants(
       signed: signOutcomes.filter((o) => o.status === 200).length,
       failedCleanly: signOutcomes.filter((o) => o.status >= 500 && !sigRows.has(o.id)).length,
       hung: signOutcomes.filter((o) => o.status === 0).length,
-      lostInCrash,
     },
     registrations: { sent: regOutcomes.length, accepted: regOutcomes.filter((o) => o.status === 200).length },
     events: { total: events.length, deliveries: deliveries.length, delivered, receiverAttempts: stack.receiver.attempts.length },
@@ -261,7 +252,7 @@ export function printReport(report: ScenarioReport, notes: Record<string, unknow
     `== fault scenario: ${report.scenario}`,
     ...Object.entries(notes).map(([k, v]) => `   ${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
     `   transactions: sent ${t.sent}, accepted ${t.accepted}, refused 5xx ${t.refused}, hung ${t.hung}; stored ${t.stored}, final ${t.final} ${JSON.stringify(t.byStatus)}`,
-    `   personal signs: sent ${s.sent}, signed ${s.signed}, failed cleanly ${s.failedCleanly}, hung ${s.hung}${s.lostInCrash ? `, signed but lost in the crash ${s.lostInCrash}` : ""}`,
+    `   personal signs: sent ${s.sent}, signed ${s.signed}, failed cleanly ${s.failedCleanly}, hung ${s.hung}`,
     `   registrations: sent ${report.registrations.sent}, accepted ${report.registrations.accepted}`,
     `   events: ${report.events.total}, deliveries ${report.events.deliveries}, accepted by the receiver ${report.events.delivered} (${report.events.receiverAttempts} attempts)`,
     `   on chain twice: ${report.duplicatesOnChain}; nonce used twice: ${report.nonceReuse}`,

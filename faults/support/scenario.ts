@@ -12,7 +12,7 @@ export const DEFAULT_PLAN: LoadPlan = { transactions: 40, signs: 50, registratio
 export async function runScenario(
   stack: Stack,
   inject: (load: { done: () => boolean }) => Promise<Record<string, unknown> | void>,
-  options: { plan?: LoadPlan; settleTimeoutMs?: number; postgresCrashed?: boolean } = {},
+  options: { plan?: LoadPlan; settleTimeoutMs?: number } = {},
 ): Promise<ScenarioReport> {
   const before: Outcome[] = [await registerCallback(stack, "before-0"), await registerCallback(stack, "before-1")];
   if (before.some((o) => o.status !== 200)) throw new Error(`registration before the load failed: ${JSON.stringify(before)}`);
@@ -21,9 +21,7 @@ export async function runScenario(
   const notes = (await inject({ done: () => finished })) ?? {};
   const faultEndedAt = Date.now();
   const outcomes = [...before, ...(await load)];
-  const report = await checkInvariants(stack, outcomes, { faultEndedAt, settleTimeoutMs: options.settleTimeoutMs ?? 120_000 }, {
-    signaturesLostInCrash: options.postgresCrashed,
-  });
+  const report = await checkInvariants(stack, outcomes, { faultEndedAt, settleTimeoutMs: options.settleTimeoutMs ?? 120_000 });
   printReport(report, notes);
   return report;
 }
