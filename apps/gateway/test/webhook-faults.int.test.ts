@@ -13,6 +13,7 @@ import {
   type ProjectFixture,
   type TestDatabase,
 } from "@relay/testing";
+import { createSafeHttpClient } from "@relay/webhooks";
 import { post, startHarness, type Harness } from "./harness";
 
 /**
@@ -165,28 +166,57 @@ describe("webhook delivery under faults", () => {
     }
   });
 
-  it("refuses a private address at connection time when private networks are not allowed", async () => {
-    await h.stopWebhookWorker();
-    await h.startWebhookWorker({ allowPrivateNetworks: false, retrySchedule: "200ms,200ms" });
+  it("refuses loopback, private, link-local and metadata destinations, by address or by name, when private networks are not allowed", async () => {
+    // One receiver on both loopback addresses: every loopback form below would reach it.
+    const target = await receiver({ hosts: ["127.0.0.1", "::1"] });
+    const port = target.port;
+    const destinations = [
+      { url: `http://127.0.0.1:${port}/hook`, refusal: /127\.0\.0\.1 \(loopback\)/, loopback: true },
+      { url: `http://[::1]:${port}/hook`, refusal: /::1 \(loopback\)/, loopback: true },
+      // The URL parser writes it ::ffff:7f00:1; the address judged is the IPv4 one it maps.
+      { url: `http://[::ffff:127.0.0.1]:${port}/hook`, refusal: /::ffff:7f00:1 \(loopback\)/, loopback: true },
+      // A name: refused at connect time, on the address it resolved to.
+      { url: `http://localhost:${port}/hook`, refusal: /localhost resolves to (127\.0\.0\.1|::1) \(loopback\)/, loopback: true },
+      // Not connectable here; without the filter these would end in a connect failure or time-out.
+      { url: `http://10.0.0.1:${port}/hook`, refusal: /10\.0\.0\.1 \(private\)/, loopback: false },
+      { url: "http://169.254.169.254/latest/meta-data/", refusal: /169\.254\.169\.254 \(linkLocal\)/, loopback: false },
+    ];
     try {
+      // Control: the worker's client with private networks allowed does reach the receiver by each
+      // loopback form, so the silence below is the filter's doing.
+      const open = createSafeHttpClient({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 2000 });
+      for (const d of destinations.filter((x) => x.loopback)) expect({ url: d.url, status: (await open.post(d.url, "{}")).status }).toEqual({ url: d.url, status: 200 });
+      expect(target.received).toHaveLength(4);
+      target.received.length = 0;
+
+      await h.stopWebhookWorker();
+      await h.startWebhookWorker({ allowPrivateNetworks: false, retrySchedule: "200ms,200ms" });
       const project = await newProject();
-      const target = await receiver();
-      try {
-        const registration = await register(project, target.url);
-        const id = await send(project);
-        await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
-        await until(async () => (await statsOf(project, registration.id)).length >= 2);
-        const stats = await statsOf(project, registration.id);
-        expect(stats.every((s) => s.responseStatus === 0)).toBe(true);
+      const registrations = [];
+      for (const d of destinations) registrations.push({ ...d, id: (await register(project, d.url)).id });
+      const id = await send(project);
+      await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+      // PENDING, SUBMITTED, CONFIRMED to each: wait until every delivery is over, however it ended.
+      const deliveries = { eventCallbackId: { in: registrations.map((r) => r.id) } };
+      await until(
+        async () =>
+          (await h.db.webhookDelivery.count({ where: deliveries })) === 3 * registrations.length &&
+          (await h.db.webhookDelivery.count({ where: { ...deliveries, status: "PENDING" } })) === 0,
+      );
+      expect(new Set((await h.db.webhookDelivery.findMany({ where: deliveries })).map((d) => d.status))).toEqual(new Set(["FAILED"]));
+
+      for (const r of registrations) {
+        const stats = await statsOf(project, r.id);
+        expect({ url: r.url, attempts: stats.length }).toEqual({ url: r.url, attempts: 9 });
         for (const s of stats) {
-          expect(s.data.error).toMatch(/refused-address/);
-          expect(s.data.error).toContain("127.0.0.1");
+          expect({ url: r.url, responseStatus: s.responseStatus }).toEqual({ url: r.url, responseStatus: 0 });
+          expect(s.data.error).toMatch(/^refused-address: /);
+          expect(s.data.error).toMatch(r.refusal);
         }
-        expect(target.received).toEqual([]);
-      } finally {
-        await target.close();
       }
+      expect(target.received).toEqual([]);
     } finally {
+      await target.close();
       await h.stopWebhookWorker();
       await h.startWebhookWorker({ retrySchedule: SHORT_RETRIES });
     }

@@ -1,4 +1,4 @@
-import { receiver, until } from "./webhook-receiver";
+import { receiver, until, type Received } from "./webhook-receiver";
 import { JsonRpcProvider, parseEther, type Contract } from "ethers";
 import { Webhook } from "standardwebhooks";
 import {
@@ -32,6 +32,12 @@ describe("event callbacks and webhook delivery", () => {
       disabled: boolean;
       stats: { responseStatus: number; eventCallbackId: string; createdAt: string; data: unknown }[];
     }[];
+  /** A project of its own: no other test's transactions reach its registrations. */
+  const newProject = async () => {
+    const p = await createProjectFixture(h.db, h.kek);
+    await fund(anvil.rpcUrl, [p.wallets[0]!.address]);
+    return p;
+  };
   const send = async (p: ProjectFixture) => {
     const res = await post(
       h.baseUrl,
@@ -48,7 +54,9 @@ describe("event callbacks and webhook delivery", () => {
     recorder = await deployRecorder(anvil.rpcUrl);
     // The dispatcher claims every project's events: give it a database of its own.
     database = await createTestDatabase({ migrate: true });
-    h = await startHarness("webhooks", {}, { databaseUrl: database.url });
+    // No grace period after a secret rotation: the old secret stops at once (the grace period is
+    // tested in webhook-secret-rotation.int.test.ts).
+    h = await startHarness("webhooks", { webhookRotationGraceMs: 0 }, { databaseUrl: database.url });
     await addChain(h.db, anvil);
     project = await createProjectFixture(h.db, h.kek);
     other = await createProjectFixture(h.db, h.kek);
@@ -113,6 +121,69 @@ describe("event callbacks and webhook delivery", () => {
     await until(async () => (await list(project)).find((c) => c.id === doomed.body.id)?.disabled === true);
     expect(gone.received.length).toBe(1);
     await gone.close();
+  });
+
+  it("does not follow a redirect: the 302 is recorded, the delivery retried and never DELIVERED, the Location gets nothing", async () => {
+    const owner = await newProject();
+    const elsewhere = await receiver();
+    const redirecting = await receiver({ answers: Array.from({ length: 12 }, () => 302), headers: { location: elsewhere.url } });
+    try {
+      const registration = await register(owner, redirecting.url);
+      await send(owner);
+      // Three events, four attempts each (the harness's schedule has three retries), then FAILED.
+      const deliveries = { eventCallbackId: registration.body.id as string };
+      await until(
+        async () =>
+          (await h.db.webhookDelivery.count({ where: deliveries })) === 3 &&
+          (await h.db.webhookDelivery.count({ where: { ...deliveries, status: "PENDING" } })) === 0,
+      );
+
+      expect((await h.db.webhookDelivery.findMany({ where: deliveries })).map((d) => [d.status, d.attempts])).toEqual([
+        ["FAILED", 4],
+        ["FAILED", 4],
+        ["FAILED", 4],
+      ]);
+      const stats = (await list(owner)).find((c) => c.id === registration.body.id)!.stats;
+      expect(stats.map((s) => s.responseStatus)).toEqual(Array.from({ length: 12 }, () => 302));
+      // Each event was sent four times, to the registered URL only.
+      const ids = redirecting.received.map((r) => r.headers["webhook-id"] as string);
+      expect(ids).toHaveLength(12);
+      expect([...new Set(ids)].map((id) => ids.filter((x) => x === id).length)).toEqual([4, 4, 4]);
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      await Promise.all([redirecting.close(), elsewhere.close()]);
+    }
+  });
+
+  it("without a grace period, signs deliveries after a secret rotation with the new secret alone, which the old one no longer verifies", async () => {
+    const owner = await newProject();
+    const hook = await receiver();
+    try {
+      const registration = await register(owner, hook.url);
+      const oldSecret = registration.body.secret as string;
+      const before = await send(owner);
+      await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, before);
+      await until(() => hook.received.length >= 3);
+
+      const rotated = await post(h.baseUrl, `/webhook/project/${owner.projectId}/eventCallback/${registration.body.id}/rotateSecret`, {}, owner.apiKey);
+      expect(rotated.status).toBe(200);
+      const newSecret = rotated.body.secret as string;
+      expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(rotated.body.previousSecretExpiresAt).toBeNull();
+      expect(newSecret).not.toBe(oldSecret);
+
+      const after = await send(owner);
+      await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, after);
+      await until(() => hook.received.length >= 6);
+
+      const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { data: { transactionId: string } };
+      const [earlier, later] = [hook.received.slice(0, 3), hook.received.slice(3)];
+      expect(earlier.map((r) => verify(oldSecret, r).data.transactionId)).toEqual([before, before, before]);
+      expect(later.map((r) => verify(newSecret, r).data.transactionId)).toEqual([after, after, after]);
+      for (const r of later) expect(() => verify(oldSecret, r)).toThrow();
+    } finally {
+      await hook.close();
+    }
   });
 
   it("refuses bad registrations with 400 naming the field, and other projects' keys with 403", async () => {

@@ -81,6 +81,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
       await dispatcher.stop();
       const closed = await group.close(options);
       await producer.close();
+      http.close();
       return closed;
     },
   };

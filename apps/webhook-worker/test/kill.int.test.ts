@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
-import { createProjectFixture, createTestDatabase, deleteRedisKeys, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
+import { createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
 import { createRedis, type Redis } from "@relay/queue";
 import { generateWebhookSecret, sealWebhookSecret, signDelivery } from "@relay/webhooks";
 import { createProcessGroup, type ProcessGroup } from "../../tx-worker/test/processes";
-import { holdingReceiver, insertStatusChangeEvent, until } from "./support";
+import { closeTestBackends, holdingReceiver, insertStatusChangeEvent, until } from "./support";
 
 type Pool = ReturnType<typeof createPool>;
 
@@ -40,13 +40,7 @@ describe("webhook-worker killed mid-delivery", () => {
   afterAll(async () => {
     await group?.stopAll();
     await receiver?.close();
-    if (redis) {
-      await deleteRedisKeys(redis, prefix);
-      await redis.quit();
-    }
-    await db?.$disconnect();
-    if (pool && !pool.ended) await pool.end();
-    await database?.drop();
+    await closeTestBackends({ redis, prefix, db, pool, database });
   });
 
   it("delivers the event after the worker holding it was killed", async () => {

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
-import { createProjectFixture, createTestDatabase, deleteRedisKeys, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
+import { createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
 import { generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
 import { createProcessGroup, type ProcessGroup } from "../../tx-worker/test/processes";
-import { holdingReceiver, insertStatusChangeEvent, until } from "./support";
+import { closeTestBackends, holdingReceiver, insertStatusChangeEvent, until } from "./support";
 
 type Pool = ReturnType<typeof createPool>;
 
@@ -39,13 +39,7 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
   afterAll(async () => {
     await group?.stopAll();
     await receiver?.close();
-    if (redis) {
-      await deleteRedisKeys(redis, prefix);
-      await redis.quit();
-    }
-    await db?.$disconnect();
-    if (pool && !pool.ended) await pool.end();
-    await database?.drop();
+    await closeTestBackends({ redis, prefix, db, pool, database });
   });
 
   it("hands the delivery back, exits 0, and the other replica delivers it", async () => {

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { createPool } from "@relay/db";
+import type { createPool, Database } from "@relay/db";
+import { deleteRedisKeys, type TestDatabase } from "@relay/testing";
+import type { Redis } from "@relay/queue";
 
 type Pool = ReturnType<typeof createPool>;
 
@@ -64,3 +66,15 @@ export async function insertStatusChangeEvent(pool: Pool, project: { projectId: 
   );
   return eventId;
 }
+
+/** Ends what a worker test opened on its own database and Redis prefix; parts never opened are skipped. */
+export async function closeTestBackends(b: { redis?: Redis; prefix: string; db?: Database; pool?: Pool; database?: TestDatabase }): Promise<void> {
+  if (b.redis) {
+    await deleteRedisKeys(b.redis, b.prefix);
+    await b.redis.quit();
+  }
+  await b.db?.$disconnect();
+  if (b.pool && !b.pool.ended) await b.pool.end();
+  await b.database?.drop();
+}
+

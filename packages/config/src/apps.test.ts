@@ -71,6 +71,16 @@ describe("configuration", () => {
     expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "0" })).toThrow(/DATABASE_QUERY_TIMEOUT_MS \("0"\): must be at least 100 ms/);
   });
 
+  it("keeps a rotated-out webhook secret in use for 24 h by default, 0 to 30 days when set", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY }).webhookRotationGraceMs).toBe(86_400_000);
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_ROTATION_GRACE_MS: "0" }).webhookRotationGraceMs).toBe(0);
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_ROTATION_GRACE_MS: "3600000" }).webhookRotationGraceMs).toBe(3_600_000);
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_ROTATION_GRACE_MS: "-1" })).toThrow(/WEBHOOK_ROTATION_GRACE_MS \("-1"\): must be 0 or more/);
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_ROTATION_GRACE_MS: "2592000001" })).toThrow(/WEBHOOK_ROTATION_GRACE_MS \("2592000001"\): must be at most/);
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_ROTATION_GRACE_MS: "1.5" })).toThrow(/WEBHOOK_ROTATION_GRACE_MS \("1.5"\): must be a whole number/);
+  });
+
   it("loads the active key and previous keys for rotation", () => {
     const active = randomBytes(32).toString("base64");
     const old = randomBytes(32).toString("base64");

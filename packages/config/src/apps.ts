@@ -50,6 +50,9 @@ const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
   shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
 });
 
+/** A retired webhook secret is meant to bridge a receiver's switch, not to stay valid indefinitely. */
+const MAX_SECRET_ROTATION_GRACE_MS = 30 * 24 * 60 * 60 * 1000;
+
 const gatewaySchema = z.object({
   ...common,
   HOST: z.string().default("127.0.0.1"),
@@ -62,6 +65,17 @@ const gatewaySchema = z.object({
   TRUST_PROXY: z.string().default("loopback"),
   /** A request never waits longer than this for one Postgres answer (a stalled server). */
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int("must be a whole number").min(100, "must be at least 100 ms").default(10_000),
+  /**
+   * After a webhook secret rotation, deliveries are signed with the retired secret too for this
+   * long (docs/webhooks.md, "Rotating a secret"); 0: the old secret stops at once. No SECRET in the
+   * name: the value is not one, and a bad value is echoed in the start-up error.
+   */
+  WEBHOOK_ROTATION_GRACE_MS: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be 0 or more")
+    .max(MAX_SECRET_ROTATION_GRACE_MS, "must be at most 2592000000 ms (30 days)")
+    .default(24 * 60 * 60 * 1000),
   ...webhookKeyFields,
   ...metricsTokenField,
   ...adminTokenField,
@@ -78,6 +92,8 @@ export interface GatewayConfig extends CommonConfig {
   databaseQueryTimeoutMs: number;
   /** Seals the webhook secrets the gateway creates (never the wallet KEK). */
   webhookKeyring: KeyEncryptionConfig;
+  /** How long a rotated-out webhook secret is still signed with, beside the new one (0: not at all). */
+  webhookRotationGraceMs: number;
   /** Required from scrapes of /metrics when set; in production /metrics is off without it. */
   metricsToken: string | undefined;
   /** Guards the queue dashboard (/admin/queues); unset: no dashboard. */
@@ -97,6 +113,7 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     trustProxy: v.TRUST_PROXY,
     databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
     webhookKeyring: toWebhookKeyring(v),
+    webhookRotationGraceMs: v.WEBHOOK_ROTATION_GRACE_MS,
     metricsToken: v.METRICS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
   });

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from "node:net";
 import { closedPort, fixedLookup, forbidSocketConnects, startLocalServer, type LocalServer } from "./local-network.test-support";
 import { createSafeHttpClient, type SafeHttpResult } from "./safe-http";
 
@@ -129,3 +130,67 @@ describe("safe HTTP client, private networks allowed", () => {
     }
   });
 });
+
+describe("safe HTTP client, kept-alive connections", () => {
+  it("delivers to the same receiver over one connection, which the next delivery reuses", async () => {
+    const server = await serve((_req, res) => res.writeHead(200).end("ok"));
+    const local = createSafeHttpClient({ allowPrivateNetworks: true });
+    try {
+      for (let i = 0; i < 5; i++) expect(await local.post(`${server.origin}/hook`, `{"n":${i}}`)).toMatchObject({ status: 200, body: "ok" });
+      expect(server.requests).toHaveLength(5);
+      expect(server.connections).toBe(1);
+    } finally {
+      local.close();
+    }
+  });
+
+  it("does not keep a connection whose response it stopped reading at the size limit", async () => {
+    const server = await serve((_req, res) => res.writeHead(200).end("x".repeat(5000)));
+    const local = createSafeHttpClient({ allowPrivateNetworks: true, maxResponseBytes: 1000 });
+    try {
+      expect(await local.post(server.origin, "{}")).toMatchObject({ status: 200, truncated: true });
+      expect(await local.post(server.origin, "{}")).toMatchObject({ status: 200, truncated: true });
+      expect(server.connections).toBe(2);
+    } finally {
+      local.close();
+    }
+  });
+
+  it("sends again on a new connection when a kept one was closed by the receiver as it was reused", async () => {
+    // A receiver that answers the first request on each connection and drops the connection on
+    // the second, without an answer: what a server closing an idle connection looks like.
+    const received: string[] = [];
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections += 1;
+      let buffered = "";
+      let answered = 0;
+      socket.on("error", () => undefined);
+      socket.on("data", (chunk) => {
+        buffered += chunk.toString("utf8");
+        const end = buffered.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const length = Number(/content-length: (\d+)/i.exec(buffered)?.[1] ?? 0);
+        if (buffered.length < end + 4 + length) return;
+        const body = buffered.slice(end + 4, end + 4 + length);
+        buffered = buffered.slice(end + 4 + length);
+        if (answered++ > 0) return void socket.destroy();
+        received.push(body);
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const local = createSafeHttpClient({ allowPrivateNetworks: true });
+    try {
+      expect(await local.post(origin, '{"n":1}')).toMatchObject({ status: 200, body: "ok" });
+      expect(await local.post(origin, '{"n":2}')).toMatchObject({ status: 200, body: "ok" });
+      expect(received).toEqual(['{"n":1}', '{"n":2}']);
+      expect(connections).toBe(2);
+    } finally {
+      local.close();
+      server.close();
+    }
+  });
+});
+

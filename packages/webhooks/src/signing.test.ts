@@ -52,6 +52,27 @@ describe("signDelivery", () => {
     );
   });
 
+  it("signs with the current and the previous secret during a rotation: two v1 entries, either secret verifies, no other does", () => {
+    const [secret, previousSecret] = [generateWebhookSecret(), generateWebhookSecret()];
+    const timestamp = new Date();
+    const headers = { ...signDelivery({ secret, previousSecret, msgId, timestamp, body }) };
+    const seconds = String(Math.floor(timestamp.getTime() / 1000));
+    const mac = (s: string) => createHmac("sha256", Buffer.from(s.slice("whsec_".length), "base64")).update(`${msgId}.${seconds}.${body}`, "utf8").digest("base64");
+    // The spec's form: space-separated entries, the current secret's first.
+    expect(headers["webhook-signature"]).toBe(`v1,${mac(secret)} v1,${mac(previousSecret)}`);
+    expect(headers["webhook-id"]).toBe(msgId);
+    expect(headers["webhook-timestamp"]).toBe(seconds);
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(previousSecret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow(WebhookVerificationError);
+    // Without a previous secret (none, or its grace period over): one entry, as before.
+    for (const none of [null, undefined]) {
+      const single = signDelivery({ secret, previousSecret: none, msgId, timestamp, body })["webhook-signature"];
+      expect(single).toBe(`v1,${mac(secret)}`);
+      expect(() => new Webhook(previousSecret).verify(body, { ...headers, "webhook-signature": single })).toThrow(WebhookVerificationError);
+    }
+  });
+
   it("refuses a secret we would not issue, an id that makes the signed text ambiguous, an invalid date", () => {
     const ok = { secret: generateWebhookSecret(), msgId, timestamp: new Date(), body };
     const codeOf = (f: () => unknown) => {
@@ -64,6 +85,7 @@ describe("signDelivery", () => {
     };
     for (const secret of ["", "whsec_", "whsec_not base64!", `whsec_${Buffer.alloc(16).toString("base64")}`, Buffer.alloc(32).toString("base64")]) {
       expect(codeOf(() => signDelivery({ ...ok, secret }))).toBe("CRYPTO");
+      expect(codeOf(() => signDelivery({ ...ok, previousSecret: secret }))).toBe("CRYPTO");
     }
     expect(codeOf(() => signDelivery({ ...ok, msgId: "a.b" }))).toBe("INTERNAL");
     expect(codeOf(() => signDelivery({ ...ok, msgId: "" }))).toBe("INTERNAL");

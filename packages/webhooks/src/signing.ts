@@ -13,7 +13,10 @@ export interface WebhookHeaders {
   "webhook-id": string;
   /** Unix seconds of this attempt; receivers refuse one more than 5 minutes away from their clock. */
   "webhook-timestamp": string;
-  /** `v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>`. */
+  /**
+   * `v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>`; during a rotation's grace period two
+   * of them, space-separated, the current secret's first (a receiver accepts any one that verifies).
+   */
   "webhook-signature": string;
 }
 
@@ -27,14 +30,20 @@ export function generateWebhookSecret(): string {
 
 export interface DeliveryToSign {
   secret: string;
+  /**
+   * The secret a rotation retired, while its grace period lasts: the delivery is signed with it
+   * too, so a receiver that has not switched yet still verifies (docs/webhooks.md, "Rotating a secret").
+   */
+  previousSecret?: string | null;
   msgId: string;
   timestamp: Date;
   /** Exactly the bytes that will be sent, as a string (sent as UTF-8). */
   body: string;
 }
 
-export function signDelivery({ secret, msgId, timestamp, body }: DeliveryToSign): WebhookHeaders {
+export function signDelivery({ secret, previousSecret, msgId, timestamp, body }: DeliveryToSign): WebhookHeaders {
   assertSecret(secret);
+  if (previousSecret != null) assertSecret(previousSecret);
   // The signed text is "{id}.{timestamp}.{body}": an id with a dot, or a header-breaking
   // character, would make it ambiguous or unsendable.
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(msgId)) throw new AppError("INTERNAL", "a webhook id must be 1-128 characters of [A-Za-z0-9_-]");
@@ -42,7 +51,8 @@ export function signDelivery({ secret, msgId, timestamp, body }: DeliveryToSign)
   return {
     "webhook-id": msgId,
     "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-    "webhook-signature": new Webhook(secret).sign(msgId, timestamp, body),
+    // The spec's multi-signature form: space-separated `v1,<sig>` entries, as Svix sends during a rotation.
+    "webhook-signature": [secret, ...(previousSecret != null ? [previousSecret] : [])].map((s) => new Webhook(s).sign(msgId, timestamp, body)).join(" "),
   };
 }
 

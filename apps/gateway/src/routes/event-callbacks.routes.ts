@@ -1,8 +1,15 @@
 import { Router } from "express";
 import { AppError } from "@relay/core";
-import { DELETED_REASON, type EventCallbackRecord, type EventCallbackRepository, type EventCallbackStatRecord } from "@relay/db";
+import {
+  DELETED_REASON,
+  type EventCallbackRecord,
+  type EventCallbackRepository,
+  type EventCallbackStatRecord,
+  type EventCallbackWithSecret,
+  type SecretRotation,
+} from "@relay/db";
 import type { Kek } from "@relay/secrets";
-import { checkCallbackUrl, generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
+import { checkCallbackUrl, generateWebhookSecret, openWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
@@ -12,6 +19,8 @@ import { eventCallbackParams, eventCallbackRequest } from "./event-callbacks.sch
 export interface EventCallbackRoutesDeps {
   callbacks: EventCallbackRepository;
   keyring: Kek;
+  /** How long deliveries are also signed with the secret a rotation replaces; 0: not at all. */
+  rotationGraceMs: number;
   production: boolean;
   /** Stats entries returned per registration in a listing. */
   recentStats?: number;
@@ -87,11 +96,31 @@ export function eventCallbackRoutes(deps: EventCallbackRoutesDeps): Router {
     assertProjectAccess(principalOf(res.locals), projectId);
     const found = await owned(projectId, eventCallbackId);
     const secret = generateWebhookSecret();
-    if (!(await deps.callbacks.replaceSecret(eventCallbackId, (id) => sealWebhookSecret(deps.keyring, id, secret)))) {
-      throw new AppError("CONFLICT", `Event callback ${eventCallbackId} is disabled (${found.disabledReason}); register a new one`);
-    }
-    res.json({ ...view(found), secret });
+    const rotated = await deps.callbacks.rotateSecret(eventCallbackId, (current) => ({
+      encryptedSecret: sealWebhookSecret(deps.keyring, current.id, secret),
+      previous: retire(current),
+    }));
+    if (!rotated) throw new AppError("CONFLICT", `Event callback ${eventCallbackId} is disabled (${found.disabledReason ?? "meanwhile"}); register a new one`);
+    res.json({ ...view(found), secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt?.toISOString() ?? null });
   });
+
+  /**
+   * The secret being replaced, re-sealed as the previous one until the grace period ends (a second
+   * rotation within it replaces the previous secret: only one is kept). None without a grace
+   * period, or when the current secret does not open (the worker could not sign with it either).
+   */
+  const retire = (current: EventCallbackWithSecret): SecretRotation["previous"] => {
+    if (deps.rotationGraceMs <= 0) return null;
+    let retiring: string;
+    try {
+      retiring = openWebhookSecret(deps.keyring, current);
+    } catch (e) {
+      if (e instanceof AppError && (e.code === "CRYPTO" || e.code === "CONFIG")) return null;
+      throw e;
+    }
+    const expiresAt = new Date(Date.now() + deps.rotationGraceMs);
+    return { encryptedSecret: sealPreviousWebhookSecret(deps.keyring, current.id, retiring, expiresAt), expiresAt };
+  };
 
   return router;
 }

@@ -42,7 +42,19 @@ export const eventCallbackListItem = z
   })
   .meta({ id: "EventCallbackListItem" });
 
-export const eventCallbackRotated = eventCallbackListItem.omit({ stats: true }).extend({ secret: z.string() }).meta({ id: "EventCallbackRotated" });
+export const eventCallbackRotated = eventCallbackListItem
+  .omit({ stats: true })
+  .extend({
+    secret: z.string().meta({ description: "The new Standard Webhooks signing secret (whsec_…); shown only here" }),
+    previousSecretExpiresAt: z.iso
+      .datetime()
+      .nullable()
+      .meta({
+        description:
+          "Until when deliveries are also signed with the secret this rotation replaced (a second `v1,` signature in `webhook-signature`); null when the old secret stopped at once",
+      }),
+  })
+  .meta({ id: "EventCallbackRotated" });
 
 export const eventCallbackDeleted = z.object({ id: z.uuid(), deleted: z.literal(true) }).meta({ id: "EventCallbackDeleted" });
 

@@ -1,7 +1,7 @@
 import type { Kek } from "@relay/secrets";
 import type { EventCallbackRepository, WebhookDeliveryRepository } from "@relay/db";
 import { runAgainIn, type Processor, type RunAgain } from "@relay/queue";
-import { openWebhookSecret, signDelivery, type SafeHttpClient } from "@relay/webhooks";
+import { openPreviousWebhookSecret, openWebhookSecret, signDelivery, type SafeHttpClient } from "@relay/webhooks";
 import { deliveryResultOf, type DeliveryResult } from "../delivery-metrics";
 import { nextDelayMs } from "../retry-schedule";
 
@@ -21,9 +21,10 @@ const ORDER_WAIT_MS = 250;
 
 /**
  * One attempt to deliver one event to one registration: Standard Webhooks signature (the
- * `webhook-id` is the event id on every attempt, the timestamp new each time), POST through the
- * SSRF-safe client, one stats entry per attempt. 2xx delivers; 410 disables the registration;
- * anything else, or no answer, tries again on the schedule until it runs out.
+ * `webhook-id` is the event id on every attempt, the timestamp new each time; two signatures
+ * during a secret rotation's grace period), POST through the SSRF-safe client, one stats entry
+ * per attempt. 2xx delivers; 410 disables the registration; anything else, or no answer, tries
+ * again on the schedule until it runs out.
  */
 export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Processor<"deliverWebhook"> {
   return async ({ deliveryId }, { logger }): Promise<RunAgain | { status: string }> => {
@@ -40,8 +41,17 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
     if (dueIn > 0) return runAgainIn(dueIn);
 
     // Sign exactly the bytes that are sent (a jsonb payload comes back with its keys reordered).
+    // Within a rotation's grace period also with the secret it replaced: a receiver that has not
+    // switched yet still verifies (docs/webhooks.md, "Rotating a secret").
     const body = JSON.stringify(event.payload);
-    const headers = signDelivery({ secret: openWebhookSecret(deps.keyring, registration), msgId: event.id, timestamp: new Date(deps.now()), body });
+    const timestamp = new Date(deps.now());
+    const headers = signDelivery({
+      secret: openWebhookSecret(deps.keyring, registration),
+      previousSecret: openPreviousWebhookSecret(deps.keyring, registration, timestamp),
+      msgId: event.id,
+      timestamp,
+      body,
+    });
     const result = await deps.http.post(registration.callbackUrl, body, { ...headers });
     deps.onAttempt?.(deliveryResultOf(result));
     const data = { durationMs: result.durationMs, ...("error" in result ? { error: `${result.error}: ${(result as { message: string }).message}` } : {}) };

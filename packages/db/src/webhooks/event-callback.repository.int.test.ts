@@ -3,6 +3,7 @@ import { open, seal } from "@relay/secrets";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, secretAad, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
 import { DELETED_REASON } from "./event-callback.repository";
+import type { EventCallbackWithSecret } from "./webhook-records";
 
 let ctx: WebhookTestContext;
 const kek = testKek();
@@ -52,22 +53,87 @@ describe("create", () => {
     // Sealed for this record only: copied to another registration it does not open.
     expect(() => open(kek, stored, secretAad(randomUUID()))).toThrow(/failed authentication/);
     expect(await ctx.callbacks.findById(created.id)).toEqual(created);
-    expect(await ctx.callbacks.findWithSecret(created.id)).toEqual({ ...created, encryptedSecret: stored });
+    expect(await ctx.callbacks.findWithSecret(created.id)).toEqual({ ...created, encryptedSecret: stored, previousEncryptedSecret: null, previousSecretExpiresAt: null });
     expect(await ctx.callbacks.findById(randomUUID())).toBeNull();
   });
 });
 
-describe("replaceSecret", () => {
-  test("seals a new secret for the same record; a disabled registration keeps its own", async () => {
+describe("rotateSecret", () => {
+  const sealed = (id: string, secret: string, aad = secretAad(id)) => seal(kek, Buffer.from(secret), aad);
+  const opened = (id: string, value: string | null, aad = secretAad(id)) => (value === null ? null : open(kek, value, aad).toString());
+  const previousAad = (id: string) => `${secretAad(id)}:previous`;
+  /** A rotation to `next` that keeps the retired secret (opened from the row it is given) until `expiresAt`. */
+  const to = (next: string, expiresAt: Date | null, seen: string[] = []) => (current: EventCallbackWithSecret) => {
+    const retiring = opened(current.id, current.encryptedSecret) as string;
+    seen.push(retiring);
+    return {
+      encryptedSecret: sealed(current.id, next),
+      previous: expiresAt && { encryptedSecret: sealed(current.id, retiring, previousAad(current.id)), expiresAt },
+    };
+  };
+  const row = async (id: string) =>
+    (
+      await ctx.pool.query<{ current: string; previous: string | null; until: Date | null }>(
+        `SELECT encrypted_secret AS current, previous_encrypted_secret AS previous, previous_secret_expires_at AS until FROM event_callback WHERE id = $1`,
+        [id],
+      )
+    ).rows[0]!;
+
+  test("seals the new secret, keeps the retired one with the end of its grace period, and reads both back", async () => {
     const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow", secret: "whsec_old" });
+    expect(await ctx.callbacks.findWithSecret(registration.id)).toMatchObject({ previousEncryptedSecret: null, previousSecretExpiresAt: null });
+    const until = new Date(Date.now() + 60_000);
 
-    expect(await ctx.callbacks.replaceSecret(registration.id, (id) => seal(kek, Buffer.from("whsec_new"), secretAad(id)))).toBe(true);
-    expect(open(kek, (await storedSecret(registration.id)) as string, secretAad(registration.id)).toString()).toBe("whsec_new");
+    const rotated = await ctx.callbacks.rotateSecret(registration.id, to("whsec_new", until));
 
+    const stored = await row(registration.id);
+    expect(opened(registration.id, stored.current)).toBe("whsec_new");
+    expect(opened(registration.id, stored.previous, previousAad(registration.id))).toBe("whsec_old");
+    expect(stored.until).toEqual(until);
+    expect(rotated).toEqual({ ...registration, encryptedSecret: stored.current, previousEncryptedSecret: stored.previous, previousSecretExpiresAt: until });
+    expect(await ctx.callbacks.findWithSecret(registration.id)).toEqual(rotated);
+  });
+
+  test("a second rotation within the grace period replaces the previous secret with the one it retires; none kept without a grace period", async () => {
+    const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow", secret: "whsec_1" });
+    await ctx.callbacks.rotateSecret(registration.id, to("whsec_2", new Date(Date.now() + 60_000)));
+    const until = new Date(Date.now() + 120_000);
+    await ctx.callbacks.rotateSecret(registration.id, to("whsec_3", until));
+    let stored = await row(registration.id);
+    expect([opened(registration.id, stored.current), opened(registration.id, stored.previous, previousAad(registration.id)), stored.until]).toEqual(["whsec_3", "whsec_2", until]);
+
+    await ctx.callbacks.rotateSecret(registration.id, to("whsec_4", null));
+    stored = await row(registration.id);
+    expect([opened(registration.id, stored.current), stored.previous, stored.until]).toEqual(["whsec_4", null, null]);
+  });
+
+  test("a rotation that raced another runs again on the other's result, so it retires the secret the other handed out", async () => {
+    const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow", secret: "whsec_0" });
+    const until = new Date(Date.now() + 60_000);
+    const seen: string[] = [];
+    let raced = false;
+    await ctx.callbacks.rotateSecret(registration.id, async (current) => {
+      // Another request rotates between this one's read and its write.
+      if (!raced) {
+        raced = true;
+        await ctx.callbacks.rotateSecret(registration.id, to("whsec_other", until));
+      }
+      return to("whsec_mine", until, seen)(current);
+    });
+    expect(seen).toEqual(["whsec_0", "whsec_other"]);
+    const stored = await row(registration.id);
+    expect([opened(registration.id, stored.current), opened(registration.id, stored.previous, previousAad(registration.id))]).toEqual(["whsec_mine", "whsec_other"]);
+  });
+
+  test("a disabled or unknown registration is not rotated and keeps its secret", async () => {
+    const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow", secret: "whsec_kept" });
     await ctx.callbacks.disable(registration.id, "410 Gone");
-    expect(await ctx.callbacks.replaceSecret(registration.id, (id) => seal(kek, Buffer.from("whsec_newer"), secretAad(id)))).toBe(false);
-    expect(open(kek, (await storedSecret(registration.id)) as string, secretAad(registration.id)).toString()).toBe("whsec_new");
-    expect(await ctx.callbacks.replaceSecret(randomUUID(), () => "unused")).toBe(false);
+    const rotate = jest.fn(to("whsec_newer", new Date(Date.now() + 60_000)));
+    expect(await ctx.callbacks.rotateSecret(registration.id, rotate)).toBeNull();
+    expect(await ctx.callbacks.rotateSecret(randomUUID(), rotate)).toBeNull();
+    expect(rotate).not.toHaveBeenCalled();
+    const stored = await row(registration.id);
+    expect([opened(registration.id, stored.current), stored.previous]).toEqual(["whsec_kept", null]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { AppError } from "@relay/core";
 import type { Database, Sql } from "../client";
 import { DISABLE_CALLBACK, RECENT_STATS } from "./webhook.sql";
 import {
@@ -8,6 +9,7 @@ import {
   type EventCallbackWithSecret,
   type EventCallbackWithStats,
   type EventType,
+  type SecretRotation,
   type StatRow,
 } from "./webhook-records";
 
@@ -24,6 +26,9 @@ export interface EventCallbackRepositoryDeps {
   sql: Sql;
   db: EventCallbackDatabase;
 }
+
+/** How often a rotation re-reads a registration whose secret another rotation changed meanwhile. */
+const ROTATION_ATTEMPTS = 5;
 
 /** The disabledReason of a registration the project deleted; listByProject leaves those out. */
 export const DELETED_REASON = "deleted";
@@ -87,10 +92,26 @@ export function createEventCallbackRepository({ sql, db }: EventCallbackReposito
     /** Disables the registration as deleted by the project; false when unknown or already deleted. */
     delete: (id: string): Promise<boolean> => disable(id, DELETED_REASON, true),
 
-    /** Rotates the secret of an active registration; false when it is unknown or disabled. */
-    replaceSecret: async (id: string, sealSecret: (eventCallbackId: string) => string): Promise<boolean> => {
-      const { count } = await db.eventCallback.updateMany({ where: { id, disabledAt: null }, data: { encryptedSecret: sealSecret(id) } });
-      return count === 1;
+    /**
+     * Rotates the secret of an active registration: `rotate` gets the registration as stored (its
+     * sealed secrets included) and returns the new sealed secret and the retired one, if it is to
+     * be kept. The write applies only while the row still holds the secret `rotate` saw: of two
+     * concurrent rotations, the later runs `rotate` again on the earlier one's result, so it retires
+     * the secret the earlier one handed out rather than one already replaced. Null when the
+     * registration is unknown or disabled; else the registration as rotated.
+     */
+    rotateSecret: async (id: string, rotate: (current: EventCallbackWithSecret) => SecretRotation | Promise<SecretRotation>): Promise<EventCallbackWithSecret | null> => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await db.eventCallback.findUnique({ where: { id } });
+        if (!current || current.disabledAt) return null;
+        const { encryptedSecret, previous } = await rotate(current);
+        const data = { encryptedSecret, previousEncryptedSecret: previous?.encryptedSecret ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null };
+        const { count } = await db.eventCallback.updateMany({ where: { id, disabledAt: null, encryptedSecret: current.encryptedSecret }, data });
+        if (count === 1) return { ...current, ...data };
+        if (attempt >= ROTATION_ATTEMPTS) {
+          throw new AppError("CONFLICT", `The secret of event callback ${id} is being rotated by other requests at the same time; try again`, { retryable: true });
+        }
+      }
     },
   };
 }

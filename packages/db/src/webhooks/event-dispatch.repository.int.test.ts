@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
@@ -27,7 +28,7 @@ async function transactions(fixture: Fixture, count: number): Promise<string[]> 
 }
 
 async function eventIds(projectId: string): Promise<string[]> {
-  const result = await ctx.pool.query<{ id: string }>(`SELECT id FROM event WHERE project_id = $1 ORDER BY created_at, id`, [projectId]);
+  const result = await ctx.pool.query<{ id: string }>(`SELECT id FROM event WHERE project_id = $1 ORDER BY seq`, [projectId]);
   return result.rows.map((r) => r.id);
 }
 
@@ -188,17 +189,12 @@ test("disabled and deleted registrations get nothing; an event with no registrat
 test("a transaction's younger event waits while another dispatcher holds an older one, then follows it", async () => {
   const fixture = await createFixture(ctx.pool);
   const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "TransactionStatusChange" });
-  // Events are ordered by (created_at, id) with created_at in milliseconds: a few ms between the
-  // writes make "older" unambiguous here (same-millisecond ties are a known limit, docs/webhooks.md).
-  const tick = () => new Promise((r) => setTimeout(r, 5));
   const [held] = await transactions(fixture, 1);
-  await tick();
   const [free] = await transactions(fixture, 1);
-  await tick();
   await ctx.transactions.move(fixture.projectId, held as string, { from: "PENDING", to: "SUBMITTED", set: { hash: "0x01" } });
   const [olderEvent] = await eventIds(fixture.projectId);
   const heldEvents = await ctx.pool.query<{ id: string }>(
-    `SELECT id FROM event WHERE payload -> 'data' ->> 'transactionId' = $1 ORDER BY created_at, id`,
+    `SELECT id FROM event WHERE payload -> 'data' ->> 'transactionId' = $1 ORDER BY seq`,
     [held],
   );
   expect(heldEvents.rows[0]?.id).toBe(olderEvent);
@@ -220,4 +216,30 @@ test("a transaction's younger event waits while another dispatcher holds an olde
   const afterwards = await ctx.dispatch.claimUndispatched(100);
   expect(afterwards.map((d) => [d.eventId, d.subject])).toEqual(heldEvents.rows.map((e) => [e.id, held]));
   expect(afterwards.every((d) => d.eventCallbackId === registration.id)).toBe(true);
+});
+
+test("a transaction's events written in the same millisecond are dispatched in the order they were written, whatever their ids", async () => {
+  const fixture = await createFixture(ctx.pool);
+  const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "TransactionStatusChange" });
+  const subject = randomUUID();
+  const createdAt = new Date("2026-11-22T12:00:00.123Z");
+  // ffffffff-…, eeeeeeee-…, …: each id sorts before the one written before it.
+  const written = [15, 14, 13, 12].map((n) => `${n.toString(16).repeat(8)}-0000-4000-8000-000000000000`);
+  for (const id of written) {
+    await ctx.pool.query(
+      `INSERT INTO event (id, project_id, event_type, subject, payload, created_at) VALUES ($1, $2, 'TransactionStatusChange', $3, '{}', $4)`,
+      [id, fixture.projectId, subject, createdAt],
+    );
+  }
+
+  // One at a time, each claim must take the oldest; one batch must list them oldest first.
+  const one = [];
+  for (let i = 0; i < 2; i++) one.push(...(await ctx.dispatch.claimUndispatched(1)));
+  const rest = await ctx.dispatch.claimUndispatched(100);
+
+  expect([...one, ...rest].map((d) => d.eventId)).toEqual(written);
+  expect([...one, ...rest].every((d) => d.eventCallbackId === registration.id && d.subject === subject)).toBe(true);
+  // And the deliveries wait for each other in that order.
+  const heldBack = await Promise.all([...one, ...rest].map(async (d) => (await ctx.deliveries.findForDelivery(d.id))?.heldBack));
+  expect(heldBack).toEqual([false, true, true, true]);
 });

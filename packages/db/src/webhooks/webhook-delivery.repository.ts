@@ -53,6 +53,8 @@ type DeliveryRow = WebhookDeliveryRecord & {
   eventCreatedAt: Date;
   callbackUrl: string;
   encryptedSecret: string;
+  previousEncryptedSecret: string | null;
+  previousSecretExpiresAt: Date | null;
   callbackCreatedAt: Date;
   disabledAt: Date | null;
   disabledReason: string | null;
@@ -68,6 +70,8 @@ const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
     callbackUrl: row.callbackUrl,
     eventType: row.eventType,
     encryptedSecret: row.encryptedSecret,
+    previousEncryptedSecret: row.previousEncryptedSecret,
+    previousSecretExpiresAt: row.previousSecretExpiresAt,
     createdAt: row.callbackCreatedAt,
     disabledAt: row.disabledAt,
     disabledReason: row.disabledReason,

@@ -24,6 +24,19 @@ export interface EventCallbackRecord {
 export interface EventCallbackWithSecret extends EventCallbackRecord {
   /** Sealed with @relay/secrets under the webhook key, the registration's id as associated data. */
   encryptedSecret: string;
+  /**
+   * The secret the last rotation retired, sealed like `encryptedSecret` with associated data of its
+   * own (@relay/webhooks `sealPreviousWebhookSecret`); deliveries are signed with it too until
+   * `previousSecretExpiresAt`. Both null when there is none.
+   */
+  previousEncryptedSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/** What a rotation writes: the new sealed secret, and the retired one with the end of its grace period (or none). */
+export interface SecretRotation {
+  encryptedSecret: string;
+  previous: { encryptedSecret: string; expiresAt: Date } | null;
 }
 
 /** One delivery attempt: the contract's stats entry plus the delivery it belongs to. */
@@ -54,7 +67,7 @@ export interface WebhookDeliveryRecord {
   deliveredAt: Date | null;
   /** What a receiver's deliveries are ordered by: the transactionId of a status change, else null. */
   subject: string | null;
-  /** The event's time (not the dispatch's): with eventId, the order of a subject's deliveries. */
+  /** The event's time (not the dispatch's). A subject's deliveries are ordered by their events' `seq`, not by this. */
   createdAt: Date;
 }
 
