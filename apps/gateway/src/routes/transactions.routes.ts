@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Router, type ErrorRequestHandler } from "express";
 import { AppError, isAppError, type Logger } from "@relay/core";
-import type { TransactionRepository } from "@relay/db";
+import type { ReadTransactionSnapshot } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds, requestIdOf } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
@@ -12,7 +12,8 @@ import { toTransactionResponse } from "./transactions.response";
 export interface TransactionRoutesDeps {
   logger: Logger;
   sendTransaction: SendTransactionService;
-  transactions: Pick<TransactionRepository, "findById" | "history" | "attempts">;
+  /** A transaction with its history and attempts, read as of one moment. */
+  readTransaction: ReadTransactionSnapshot;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -23,39 +24,45 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
 
   router.post("/transact/sendTransaction", async (req, res) => {
     const body = requireJsonObject(req.body);
+    const principal = principalOf(res.locals);
+    // Another project's key is told so (403) whatever else is wrong with the body, as on the
+    // routes that name the project in their path; it learns nothing about that project's chains.
+    if (typeof body.projectId === "string" && UUID.test(body.projectId)) assertProjectAccess(principal, body.projectId.toLowerCase());
     // The contract gives a requestId that is not a UUID its own status, ahead of other problems.
     if ("requestId" in body && (typeof body.requestId !== "string" || !UUID.test(body.requestId))) {
       throw new AppError("INVALID_REQUEST_ID", "requestId must be a UUID (e.g. 123e4567-e89b-42d3-a456-426614174000), or omitted");
     }
     const request = parseOr(sendTransactionRequest, body);
-    assertProjectAccess(principalOf(res.locals), request.projectId);
+    assertProjectAccess(principal, request.projectId);
     // The transaction's id is its requestId, or a new one: known now, so the log line names it.
     const transactionId = request.requestId ?? randomUUID();
     linkLogIds(res, { transactionId });
     res.json(await deps.sendTransaction.send({ ...request, requestId: transactionId }, { reqId: requestIdOf(req) }));
   });
 
-  // The contract's 500 for sendTransaction has no fields.
-  const internalErrorWithoutFields: ErrorRequestHandler = (err, req, res, next) => {
-    const status = isAppError(err) ? err.status : 500;
-    if (status >= 500 && !res.headersSent) {
-      deps.logger.error({ err, reqId: req.id }, "sendTransaction failed");
-      res.status(500).json({});
-      return;
-    }
-    next(err);
-  };
-  router.use("/transact/sendTransaction", internalErrorWithoutFields);
-
   router.get("/transact/project/:projectId/transactions/:transactionId", async (req, res) => {
     const { projectId, transactionId } = parseOr(transactionParams, req.params);
     linkLogIds(res, { transactionId });
     assertProjectAccess(principalOf(res.locals), projectId);
-    const tx = await deps.transactions.findById(projectId, transactionId);
-    if (!tx) throw new AppError("NOT_FOUND", `No transaction ${transactionId} in project ${projectId}`);
-    const [history, attempts] = await Promise.all([deps.transactions.history(projectId, transactionId), deps.transactions.attempts(projectId, transactionId)]);
-    res.json(toTransactionResponse(tx, history, attempts));
+    const snapshot = await deps.readTransaction(projectId, transactionId);
+    if (!snapshot) throw new AppError("NOT_FOUND", `No transaction ${transactionId} in project ${projectId}`);
+    res.json(toTransactionResponse(snapshot.transaction, snapshot.history, snapshot.attempts));
   });
 
   return router;
+}
+
+/**
+ * The contract's 500 for sendTransaction has no fields: `{}`. Mounted on the app, after every
+ * router (at /transact/sendTransaction), so that it also answers errors raised before the route (a key lookup that cannot reach
+ * Postgres); Express passes an error by the routers, never into one. Any status of 500 and above
+ * is that 500: the contract has no other 5xx for this endpoint.
+ */
+export function sendTransactionInternalError(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const status = isAppError(err) ? err.status : typeof (err as { status?: unknown })?.status === "number" ? (err as { status: number }).status : 500;
+    if (status < 500 || res.headersSent) return next(err);
+    logger.error({ err, reqId: req.id }, "sendTransaction failed");
+    res.status(500).json({});
+  };
 }
