@@ -7,9 +7,11 @@ import {
   createMetricsRepository,
   createSignatureRepository,
   createTransactionRepository,
+  createTransactionSnapshots,
   createWalletRepository,
   type Database,
   type Sql,
+  type SqlPool,
 } from "@relay/db";
 import { createMetricsRegistry, type Registry } from "@relay/metrics";
 import type { Producer, Redis, ResultWaiter } from "@relay/queue";
@@ -29,7 +31,7 @@ import { personalSignRoutes } from "./routes/personal-sign.routes";
 import { createPersonalSignService } from "./services/personal-sign.service";
 import { createSignBatches } from "./services/sign-batches";
 import { createSendTransactionService } from "./services/send-transaction.service";
-import { transactionRoutes } from "./routes/transactions.routes";
+import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
@@ -37,7 +39,7 @@ import { buildOpenApiDocument } from "./openapi";
 export interface GatewayDeps {
   db: Database;
   /** The pool `db` runs on, for hand-written SQL that must be durable (transactions). */
-  sql: Sql;
+  sql: SqlPool;
   /** Pool for signature records only; may commit asynchronously (docs/decisions.md). */
   signatureSql: Sql;
   redis: Redis;
@@ -56,6 +58,8 @@ export interface GatewayDeps {
     env: "development" | "production" | "test";
     /** Seals webhook secrets (never the wallet KEK). */
     webhookKeyring: Kek;
+    /** How long a rotated-out webhook secret is still signed with (docs/webhooks.md, "Rotating a secret"). */
+    webhookRotationGraceMs: number;
     /** Required from scrapes of /metrics when set (docs/metrics.md). */
     metricsToken?: string | undefined;
     /** The queue dashboard at /admin/queues exists only when this is set. */
@@ -104,7 +108,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     transactionRoutes({
       logger: deps.logger,
-      transactions,
+      readTransaction: createTransactionSnapshots(deps.sql),
       sendTransaction: createSendTransactionService({
         transactions,
         chains: createChainRepository(db),
@@ -119,6 +123,7 @@ export function createApp(deps: GatewayDeps): Express {
     eventCallbackRoutes({
       callbacks: createEventCallbackRepository({ sql: deps.sql, db }),
       keyring: settings.webhookKeyring,
+      rotationGraceMs: settings.webhookRotationGraceMs,
       production: settings.env === "production",
     }),
   );
@@ -137,6 +142,7 @@ export function createApp(deps: GatewayDeps): Express {
   if (settings.adminToken) app.use(adminQueuesRoutes({ queue: deps.producer.queue, adminToken: settings.adminToken }));
 
   app.use(notFound);
+  app.use("/transact/sendTransaction", sendTransactionInternalError(deps.logger));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -88,6 +88,7 @@ export async function startHarness(
       trustProxy: "loopback",
       env: "test",
       webhookKeyring,
+      webhookRotationGraceMs: 24 * 60 * 60 * 1000,
       ...settings,
     },
   });
@@ -186,3 +187,8 @@ export async function post(baseUrl: string, path: string, body: unknown, apiKey?
   }
   return { status: res.status, body: json as Record<string, unknown>, text, headers: res.headers };
 }
+
+/** POSTs sendTransaction for `project` (its id and API key filled in); the answer as `post` gives it. */
+export const sendTransaction = (baseUrl: string, project: { projectId: string; apiKey: string }, body: Record<string, unknown>) =>
+  post(baseUrl, "/transact/sendTransaction", { projectId: project.projectId, ...body }, project.apiKey);
+

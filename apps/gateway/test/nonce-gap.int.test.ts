@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { JsonRpcProvider, type Contract } from "ethers";
 import { createPool, createTransactionRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
+import { abandonNextNonce } from "./abandoned-nonce";
 import { addChain, fund, waitForStatus } from "@relay/testing";
 
 describe("a nonce abandoned by a failed transaction", () => {
@@ -31,19 +31,7 @@ describe("a nonce abandoned by a failed transaction", () => {
     // A transaction that took nonce 0 and then failed before sending anything.
     const pool = createPool({ url: testDatabaseUrl() });
     const transactions = createTransactionRepository({ sql: pool, db: h.db });
-    const abandoned = randomUUID();
-    await transactions.create({
-      projectId: project.projectId,
-      id: abandoned,
-      chainId: BigInt(anvil.chainId),
-      contractAddress: recorder.address,
-      functionSignature: "function alwaysReverts(uint256 x)",
-      args: ["1"],
-      calldata: new Uint8Array([1, 2, 3, 4]),
-    });
-    const binding = await transactions.allocateNonce({ projectId: project.projectId, transactionId: abandoned, address: wallet, chainPendingNonce: 0n });
-    expect(binding?.nonce).toBe(0n);
-    await transactions.move(project.projectId, abandoned, { from: "PENDING", to: "FAILED", reason: "test: failed after taking a nonce" });
+    expect(await abandonNextNonce(transactions, { projectId: project.projectId, chainId: anvil.chainId, contractAddress: recorder.address, address: wallet })).toBe(0n);
 
     const res = await post(
       h.baseUrl,

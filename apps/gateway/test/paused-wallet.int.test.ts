@@ -1,19 +1,20 @@
-import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
-import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
-import { post, startHarness, type Harness } from "./harness";
+import { parseEther, toBeHex, type JsonRpcProvider } from "ethers";
+import { createProjectFixture, startRecorderChain, type AnvilInstance, type DeployedRecorder, type ProjectFixture, type RecorderChain } from "@relay/testing";
+import { sendTransaction, startHarness, type Harness } from "./harness";
 import { addChain, readTransaction, waitForStatus } from "@relay/testing";
 
 describe("a wallet that cannot pay", () => {
   let h: Harness;
+  let chain: RecorderChain;
   let anvil: AnvilInstance;
   let recorder: DeployedRecorder;
   let rpc: JsonRpcProvider;
   let project: ProjectFixture;
 
   beforeAll(async () => {
-    anvil = await startAnvil({ chainId: 31_221 });
-    recorder = await deployRecorder(anvil.rpcUrl);
-    rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    chain = await startRecorderChain({ chainId: 31_221 });
+    ({ anvil, recorder } = chain);
+    rpc = recorder.provider;
     h = await startHarness("paused-wallet");
     await addChain(h.db, anvil);
     project = await createProjectFixture(h.db, h.kek, { wallets: 1 }); // a new key: 0 ETH
@@ -21,26 +22,18 @@ describe("a wallet that cannot pay", () => {
   });
   afterAll(async () => {
     await h?.close();
-    recorder?.provider.destroy();
-    rpc?.destroy();
-    await anvil?.stop();
+    await chain?.stop();
   });
 
   it("pauses the transaction, naming the wallet, and confirms it by itself once the wallet is funded", async () => {
     const wallet = project.wallets[0]!.address;
     expect(await rpc.getBalance(wallet)).toBe(0n);
-    const res = await post(
-      h.baseUrl,
-      "/transact/sendTransaction",
-      {
-        projectId: project.projectId,
-        chainId: anvil.chainId,
-        contractAddress: recorder.address,
-        functionSignature: "setDoc((uint256 id, (address author, bytes32 tag) meta, string title) doc, uint256 version)",
-        args: { doc: { id: 5, meta: { author: wallet, tag: `0x${"cd".repeat(32)}` }, title: "paid later" }, version: 2 },
-      },
-      project.apiKey,
-    );
+    const res = await sendTransaction(h.baseUrl, project, {
+      chainId: anvil.chainId,
+      contractAddress: recorder.address,
+      functionSignature: "setDoc((uint256 id, (address author, bytes32 tag) meta, string title) doc, uint256 version)",
+      args: { doc: { id: 5, meta: { author: wallet, tag: `0x${"cd".repeat(32)}` }, title: "paid later" }, version: 2 },
+    });
     expect(res.status).toBe(200);
     const id = res.body.transactionId as string;
 

@@ -144,6 +144,11 @@ describe("sendTransaction to finality on anvil", () => {
     const other = await createProjectFixture(h.db, h.kek);
     const forbidden = await send({ functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } }, other.apiKey);
     expect(forbidden.status).toBe(403);
+    // Whatever else is wrong with the body: the key learns nothing about the other project.
+    for (const broken of [{ chainId: 999_999 }, { requestId: "not-a-uuid" }, { functionSignature: "nope(" }, { extra: 1 }]) {
+      const res = await send({ functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 }, ...broken }, other.apiKey);
+      expect([JSON.stringify(broken), res.status]).toEqual([JSON.stringify(broken), 403]);
+    }
     const bad = await send({ projectId: "nope", functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/projectId must be a UUID/);

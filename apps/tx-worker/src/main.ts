@@ -34,6 +34,7 @@ async function main() {
     logger,
     schedule: async () => {
       await worker.producer.schedule("reconcileTransactions");
+      await worker.producer.schedule("reconcileNonces");
       await worker.producer.schedule("checkBalances");
     },
   });

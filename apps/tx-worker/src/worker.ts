@@ -5,6 +5,7 @@ import {
   createNonceFillerRepository,
   createWalletBalanceRepository,
   createTransactionRepository,
+  createWalletNonceRepository,
   createWalletRepository,
   type Database,
   type Sql,
@@ -19,6 +20,7 @@ import { cachedWallets } from "./cached-wallets";
 const WALLETS_TTL_MS = 5_000;
 import { createProcessTransactionProcessor } from "./processors/process-transaction.processor";
 import { createReconcileProcessor } from "./processors/reconcile.processor";
+import { createReconcileNoncesProcessor } from "./processors/reconcile-nonces.processor";
 import { createCheckBalancesProcessor } from "./processors/check-balances.processor";
 
 export interface TxWorkerDeps {
@@ -72,6 +74,11 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     createTypedWorker(
       "reconcileTransactions",
       createReconcileProcessor({ transactions, producer, idleAfterMs: deps.reconcileAfterMs ?? 60_000, batch: 500, now }),
+      { ...settings, concurrency: 1 },
+    ),
+    createTypedWorker(
+      "reconcileNonces",
+      createReconcileNoncesProcessor({ step: stepDeps, walletNonces: createWalletNonceRepository(deps.sql), activeWithinMs: 60 * 60_000, batch: 1_000 }),
       { ...settings, concurrency: 1 },
     ),
   ]);

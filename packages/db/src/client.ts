@@ -7,6 +7,9 @@ export type Database = PrismaClient;
 /** What hand-written SQL needs: the pg pool's `query`. */
 export type Sql = Pick<Pool, "query">;
 
+/** As Sql, for code that also needs a connection of its own (a multi-statement transaction). */
+export type SqlPool = Pick<Pool, "query" | "connect">;
+
 export interface DatabaseSettings {
   url: string;
   /** Pool size of this process; each replica holds its own pool (see docs/operations.md). */
@@ -22,7 +25,8 @@ export interface DatabaseSettings {
   /**
    * Commit without waiting for the WAL flush (`synchronous_commit = off`). Only for pools whose
    * writes can be lost in a Postgres crash without losing anything a client was promised: the
-   * signature records, whose signatures are deterministic (RFC 6979) and are re-created by a retry.
+   * gateway's PENDING signature records (the signing worker's synchronous commit of the signature
+   * flushes them too; one lost before it is "gone" to the worker, and the request answers 500).
    */
   asyncCommit?: boolean;
 }
@@ -33,6 +37,11 @@ export function createPool(settings: DatabaseSettings): Pool {
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 5000,
+    // pg's default closes a connection idle for 10 s: under bursty load (the workers' batched
+    // statements) connections were opened, closed and opened again, each time a new Postgres
+    // backend with cold caches and every named statement prepared anew. A quiet minute still
+    // gives them back.
+    idleTimeoutMillis: 60_000,
     ...(settings.queryTimeoutMs ? { query_timeout: settings.queryTimeoutMs } : {}),
     ...(settings.asyncCommit ? { options: "-c synchronous_commit=off" } : {}),
   });

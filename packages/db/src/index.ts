@@ -1,5 +1,5 @@
 export { createDatabase, createPool } from "./client";
-export type { Database, DatabaseSettings, Sql } from "./client";
+export type { Database, DatabaseSettings, Sql, SqlPool } from "./client";
 export * from "./repositories/project.repository";
 export * from "./repositories/api-key.repository";
 export * from "./repositories/chain.repository";
@@ -11,12 +11,14 @@ export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-dat
 export { resolveMigrationsDir } from "./migrate/migrations-dir";
 export * from "./transactions/lifecycle";
 export * from "./transactions/transaction.repository";
+export * from "./transactions/transaction-snapshot";
 export type { Move, MoveFields } from "./transactions/transaction-moves";
 export type { NonceBinding, NonceRequest } from "./transactions/nonce-allocation";
 export type { JsonValue, TransactionRecord } from "./transactions/transaction-record";
 export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";
 export * from "./transactions/nonce-filler.repository";
+export * from "./transactions/wallet-nonce.repository";
 export { EVENT_TYPES } from "./webhooks/webhook-records";
 export type {
   EventCallbackRecord,
@@ -24,6 +26,7 @@ export type {
   EventCallbackWithSecret,
   EventCallbackWithStats,
   EventType,
+  SecretRotation,
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,
 } from "./webhooks/webhook-records";

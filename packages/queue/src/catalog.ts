@@ -86,6 +86,13 @@ export const jobCatalog = {
     jobId: () => "reconcile",
     options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
   },
+  /** Compares active wallets' nonce counters with their chains (apps/tx-worker reconcile-nonces). */
+  reconcileNonces: {
+    queue: "nonce-reconcile",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "reconcile-nonces",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
   /**
    * Delivers one event to one registration. Like a transaction's job, it lives until the delivery
    * is final: a failed attempt schedules the next one on the retry schedule (`runAgainIn`).
@@ -114,6 +121,7 @@ export const jobCatalog = {
 export const jobSchedules = {
   sweepSignatures: { everyMs: 60_000 },
   reconcileTransactions: { everyMs: 15_000 },
+  reconcileNonces: { everyMs: 30_000 },
   reconcileDeliveries: { everyMs: 30_000 },
   checkBalances: { everyMs: 60_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;

@@ -19,6 +19,11 @@ export interface AnvilOptions {
   noMining?: boolean;
   /** Number of funded dev accounts (anvil's default is 10). */
   accounts?: number;
+  /**
+   * EVM rules to run, e.g. "berlin" for a chain before EIP-1559 (its blocks have no base fee).
+   * Default: anvil's latest. Contracts for an older hardfork must be compiled for it.
+   */
+  hardfork?: string;
   /** Further anvil flags, e.g. `--state <file>` to keep the chain across restarts. */
   extraArgs?: string[];
 }
@@ -69,6 +74,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
   if (options.blockTime !== undefined) args.push("--block-time", String(options.blockTime));
   if (options.noMining) args.push("--no-mining");
   if (options.accounts !== undefined) args.push("--accounts", String(options.accounts));
+  if (options.hardfork !== undefined) args.push("--hardfork", options.hardfork);
   if (options.extraArgs) args.push(...options.extraArgs);
 
   const node = launch(anvilBinaryPath(), args);

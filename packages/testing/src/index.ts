@@ -8,6 +8,6 @@ export { testRunId } from "./run-id";
 export { deleteRedisKeys, readRedisValues, testQueuePrefix } from "./redis";
 export { CONTRACTS_DIR, DEFAULT_CONTRACT_CACHE_DIR, SOLC_SETTINGS, compileContract } from "./contracts/compile";
 export type { CompileOptions, CompiledContract } from "./contracts/compile";
-export { RECORDER_TRAP_SLOT, deployRecorder, recorderArtifact } from "./contracts/deploy";
-export type { DeployedRecorder } from "./contracts/deploy";
+export { RECORDER_TRAP_SLOT, deployRecorder, recorderArtifact, setOrderCall, startRecorderChain } from "./contracts/deploy";
+export type { DeployedRecorder, RecorderChain } from "./contracts/deploy";
 export * from "./transactions";

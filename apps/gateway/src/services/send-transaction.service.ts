@@ -17,15 +17,20 @@ export interface SendTransactionDeps {
   now?: () => number;
 }
 
-/** A small read-through cache: chains and wallets change rarely, and every request reads them. */
-function cached<K, V>(ttlMs: number, now: () => number, load: (key: K) => Promise<V>) {
-  const entries = new Map<K, { value: V; at: number }>();
-  return async (key: K): Promise<V> => {
-    const hit = entries.get(key);
-    if (hit && now() - hit.at < ttlMs) return hit.value;
+/**
+ * A small read-through cache of facts that, once true, stay true (a chain is configured, a project
+ * has a wallet): every request asks them. A "no" is not kept, so a chain or wallet an operator
+ * adds with the CLI is usable by the very next request, without a restart.
+ */
+function cachedWhenTrue<K>(ttlMs: number, now: () => number, load: (key: K) => Promise<boolean>) {
+  const entries = new Map<K, number>();
+  return async (key: K): Promise<boolean> => {
+    const at = entries.get(key);
+    if (at !== undefined && now() - at < ttlMs) return true;
     const value = await load(key);
     if (entries.size > 10_000) entries.clear();
-    entries.set(key, { value, at: now() });
+    if (value) entries.set(key, now());
+    else entries.delete(key);
     return value;
   };
 }
@@ -39,8 +44,8 @@ function cached<K, V>(ttlMs: number, now: () => number, load: (key: K) => Promis
 export function createSendTransactionService(deps: SendTransactionDeps) {
   const now = deps.now ?? Date.now;
   const ttl = deps.cacheTtlMs ?? 5000;
-  const chainExists = cached(ttl, now, async (chainId: bigint) => (await deps.chains.findById(chainId)) !== null);
-  const hasWallet = cached(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).length > 0);
+  const chainExists = cachedWhenTrue(ttl, now, async (chainId: bigint) => (await deps.chains.findById(chainId)) !== null);
+  const hasWallet = cachedWhenTrue(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).length > 0);
 
   return {
     /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */

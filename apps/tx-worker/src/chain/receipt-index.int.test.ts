@@ -117,4 +117,26 @@ describe("receipt index", () => {
     expect(calls).toContain("getTransactionReceipt");
     jest.restoreAllMocks();
   });
+
+  test("after a reorganisation, answers where the node has an attempt now, not where it was indexed", async () => {
+    const provider = providers.get(31_417n, anvil.rpcUrl);
+    const index = createReceiptIndex({ provider, head: () => provider.getBlockNumber(), marginMs: 0, logger });
+    await index.receiptOf(`0x${"55".repeat(32)}`, new Date());
+    const sentAt = new Date(Date.now() + 1);
+    const moved = await send();
+    const dropped = await send();
+    const before = await Promise.all([moved, dropped].map((h) => index.receiptOf(h, sentAt)));
+    expect(before.every((r) => r !== null)).toBe(true);
+
+    // Both blocks replaced by empty ones (anvil does not put their transactions back into its pool);
+    // then `moved` is sent again, its same signed bytes, and mined in the next block.
+    const raw = (await sender.send("eth_getRawTransactionByHash", [moved])) as string;
+    await sender.send("anvil_reorg", [2, []]);
+    await sender.send("eth_sendRawTransaction", [raw]);
+    const now = await sender.getTransactionReceipt(moved);
+    expect(now!.blockNumber).toBe(before[1]!.blockNumber + 1);
+
+    expect(await index.receiptOf(moved, sentAt)).toMatchObject({ hash: moved.toLowerCase(), blockNumber: now!.blockNumber });
+    expect(await index.receiptOf(dropped, sentAt)).toBeNull();
+  });
 });

@@ -29,8 +29,17 @@ export interface ReceiptIndexOptions {
 interface RawReceipt {
   transactionHash?: string;
   blockNumber?: string;
+  blockHash?: string;
   status?: string;
 }
+
+interface RawHeader {
+  hash?: string;
+  parentHash?: string;
+}
+
+/** A block that does not follow the one indexed before it: the chain was reorganised. */
+class ReorganisedError extends Error {}
 
 /**
  * Receipts of this worker's chains, one `eth_getBlockReceipts` per new block for all the
@@ -46,8 +55,11 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
   const keepBlocks = options.keepBlocks ?? 256;
   const maxCatchUp = options.maxCatchUpBlocks ?? 32;
   const byHash = new Map<string, MinedReceipt>();
-  /** Per indexed block: its transactions, and when this process first saw it as the head or older. */
-  const blocks = new Map<number, { hashes: string[]; seenAt: number }>();
+  /**
+   * Per indexed block: its hash, its transactions, and when this process first saw it as the head
+   * or older.
+   */
+  const blocks = new Map<number, { blockHash: string; hashes: string[]; seenAt: number }>();
   /** Blocks indexed so far: (first, last], once started. */
   let started = false;
   let first = 0;
@@ -68,9 +80,23 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
     started = true;
   };
 
+  /**
+   * Reads one block's receipts with its header (one JSON-RPC batch). The header chains it to the
+   * block indexed before it: a parent hash that differs means the blocks indexed so far are no
+   * longer the chain (a reorganisation), and receipts read from them may be moved or gone.
+   */
   const indexBlock = async (block: number, seenAt: number) => {
-    const raw = (await options.provider.send("eth_getBlockReceipts", [`0x${block.toString(16)}`])) as RawReceipt[] | null;
-    if (!raw) throw new Error(`block ${block} has no receipts yet`);
+    const tag = `0x${block.toString(16)}`;
+    const [raw, header] = (await Promise.all([
+      options.provider.send("eth_getBlockReceipts", [tag]),
+      options.provider.send("eth_getBlockByNumber", [tag, false]),
+    ])) as [RawReceipt[] | null, RawHeader | null];
+    if (!raw || !header?.hash || !header.parentHash) throw new Error(`block ${block} has no receipts yet`);
+    const blockHash = header.hash.toLowerCase();
+    // Both answers must be of the same block (a reorganisation can fall between them).
+    if (raw.some((r) => r.blockHash && r.blockHash.toLowerCase() !== blockHash)) throw new ReorganisedError(`block ${block} changed while it was read`);
+    const parent = blocks.get(block - 1);
+    if (parent && parent.blockHash !== header.parentHash.toLowerCase()) throw new ReorganisedError(`block ${block - 1} was replaced`);
     const hashes: string[] = [];
     for (const r of raw) {
       if (!r.transactionHash) continue;
@@ -78,7 +104,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
       byHash.set(hash, { hash, blockNumber: block, status: Number(r.status ?? "0x0") });
       hashes.push(hash);
     }
-    blocks.set(block, { hashes, seenAt });
+    blocks.set(block, { blockHash, hashes, seenAt });
     last = block;
     const pruned = last - keepBlocks;
     for (let b = first + 1; b <= pruned; b++) {
@@ -92,7 +118,17 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
     const head = await options.head();
     const seenAt = now();
     if (!started || head - last > maxCatchUp) restartAt(head - 1);
-    while (last < head) await indexBlock(last + 1, seenAt);
+    while (last < head) {
+      try {
+        await indexBlock(last + 1, seenAt);
+      } catch (e) {
+        if (!(e instanceof ReorganisedError)) throw e;
+        // Start again from the head: attempts sent before are looked up by hash, as the node has
+        // them now; the blocks of the new branch are read as they come.
+        options.logger.warn({ block: last + 1, reason: e.message }, "chain reorganised: receipt index restarted");
+        restartAt(head - 1);
+      }
+    }
   };
 
   const catchUp = (): Promise<void> => {

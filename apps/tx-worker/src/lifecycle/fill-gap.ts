@@ -1,6 +1,6 @@
 import { keccak256 } from "ethers";
 import { AppError, type Logger } from "@relay/core";
-import { isFinal } from "@relay/db";
+import type { TransactionStatus } from "@relay/db";
 import type { ChainHandle } from "../chain-directory";
 import { broadcast } from "./broadcast";
 import type { StepDeps } from "./deps";
@@ -8,14 +8,23 @@ import type { StepDeps } from "./deps";
 const SELF_TRANSFER_GAS = 21_000n;
 
 /**
+ * Whether a nonce's holder leaves it unused for good: no transaction holds it, or the one that does
+ * ended without using it on chain. An unfinished holder's job will use it (or waits for funds); a
+ * CONFIRMED or REVERTED one was mined, so a node that does not count it yet lags or reorganised,
+ * and a filler could replace that very transaction.
+ */
+export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED";
+
+/**
  * Closes a nonce gap: when the wallet's next nonce on chain is bound to no transaction, or to one
  * that ended without using it, a 0-value transfer to itself uses that nonce so the transactions
  * after it can be mined. The filler is stored before it is broadcast, and at most one is signed
  * per nonce (the table's key), so replicas and retries rebroadcast the same bytes.
+ * Returns whether the nonce needed a filler (signed now, or signed before and sent again).
  */
-export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider, view }: ChainHandle, address: string, nonce: bigint, logger: Logger) {
+export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider, view }: ChainHandle, address: string, nonce: bigint, logger: Logger): Promise<boolean> {
   const holder = await deps.fillers.holderStatus(chain.chainId, address, nonce);
-  if (holder !== null && !isFinal(holder)) return; // its own job will use it (or is waiting for funds)
+  if (!abandons(holder)) return false;
 
   const wallet = await deps.wallets.findByAddress(address);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${address} no longer exists`);
@@ -37,4 +46,5 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
   });
   await broadcast(provider, filler);
   logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder }, "filled an abandoned nonce with a self-transfer");
+  return true;
 }

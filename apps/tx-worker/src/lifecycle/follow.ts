@@ -12,10 +12,26 @@ import type { MinedReceipt } from "../chain/receipt-index";
 
 const CAPPED = "the chain's fee cap leaves no room for a replacement 12.5 % higher";
 
-async function minedAttempt(view: ChainView, attempts: AttemptRecord[]): Promise<{ attempt: AttemptRecord; receipt: MinedReceipt } | null> {
+type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
+
+async function minedAttempt(view: ChainView, attempts: AttemptRecord[]): Promise<Mined | null> {
   // Any attempt may be the one mined (a replacement can lose to the original); newest first.
   for (const attempt of [...attempts].reverse()) {
     const receipt = await view.receiptOf(attempt.hash, attempt.broadcastAt ?? attempt.createdAt);
+    if (receipt) return { attempt, receipt };
+  }
+  return null;
+}
+
+/**
+ * As minedAttempt, but as the node has it now. The receipt index keeps what it read from blocks
+ * when they were new: a reorganisation after that can move an attempt to another block, drop it,
+ * or put it in a block whose number the index has already passed.
+ */
+async function freshlyMinedAttempt(view: ChainView, attempts: AttemptRecord[], likeliest?: AttemptRecord): Promise<Mined | null> {
+  const newestFirst = [...attempts].reverse();
+  for (const attempt of likeliest ? [likeliest, ...newestFirst.filter((a) => a !== likeliest)] : newestFirst) {
+    const receipt = await view.freshReceiptOf(attempt.hash);
     if (receipt) return { attempt, receipt };
   }
   return null;
@@ -34,17 +50,10 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     throw new AppError("INTERNAL", `SUBMITTED transaction ${tx.id} has no attempt`);
   }
 
-  let mined = await minedAttempt(view, attempts);
-  if (mined) {
+  const fromAddress = tx.fromAddress;
+  const confirmed = async (mined: Mined): Promise<RunAgain | "done"> => {
     const confirmations = (await view.head()) - mined.receipt.blockNumber + 1;
     if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
-    if (chain.confirmations > 1) {
-      // Confirmations counted on a receipt seen earlier: make sure its block is still the one
-      // the node has (a reorganisation moves or drops it) before calling it final.
-      const now = await view.freshReceiptOf(mined.attempt.hash);
-      if (!now || now.blockNumber !== mined.receipt.blockNumber) return runAgainIn(chain.blockTimeMs);
-      mined = { ...mined, receipt: now };
-    }
     const succeeded = mined.receipt.status === 1;
     await deps.transactions.move(tx.projectId, tx.id, {
       from: "SUBMITTED",
@@ -52,8 +61,20 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
       reason: succeeded ? null : `reverted on chain in block ${mined.receipt.blockNumber}`,
       set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber) },
     });
-    await checkBalance(deps, handle, tx.fromAddress, logger, mined.receipt.blockNumber);
+    await checkBalance(deps, handle, fromAddress, logger, mined.receipt.blockNumber);
     return "done";
+  };
+
+  const seen = await minedAttempt(view, attempts);
+  if (seen) {
+    // One confirmation: mined is enough (undoing a block is what more confirmations guard against).
+    if (chain.confirmations === 1) return confirmed(seen);
+    if ((await view.head()) - seen.receipt.blockNumber + 1 < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+    // Enough confirmations counted on a receipt read when its block was new: before calling it
+    // final, ask the node where (and whether) our attempts are mined now. Moved: count from the
+    // new block. Dropped: not mined, as below (a replacement after the stuck time).
+    const now = await freshlyMinedAttempt(view, attempts, seen.attempt);
+    if (now) return confirmed(now);
   }
 
   const latest = attempts[attempts.length - 1]!;
@@ -72,7 +93,11 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     return runAgainIn(chain.blockTimeMs);
   }
   if (chainNonce > tx.nonce) {
-    // The nonce is used but by none of our attempts (their receipts were looked up above).
+    // The nonce is used. By one of our attempts after all? It may have been mined since its
+    // receipt was looked up above, or in a block the receipt index never read (a reorganisation
+    // that shortened the chain).
+    const ours = await freshlyMinedAttempt(view, attempts);
+    if (ours) return confirmed(ours);
     await deps.transactions.move(tx.projectId, tx.id, {
       from: "SUBMITTED",
       to: "FAILED",

@@ -1,24 +1,34 @@
 import { randomUUID } from "node:crypto";
-import { chooseWallet } from "./wallet-choice";
+import { walletOrder } from "./wallet-choice";
 
 const wallets = ["0x03", "0x01", "0x02"].map((address, i) => ({ id: `w${i}`, address }));
+const addresses = (list: { address: string }[]) => list.map((w) => w.address);
 
-describe("chooseWallet", () => {
-  it("always picks the same wallet for the same transaction, whatever the list order", () => {
+describe("walletOrder", () => {
+  it("gives the same transaction the same order, whatever the list order", () => {
     const id = randomUUID();
-    expect(chooseWallet(wallets, id)).toBe(chooseWallet([...wallets].reverse(), id));
+    expect(addresses(walletOrder(wallets, id))).toEqual(addresses(walletOrder([...wallets].reverse(), id)));
   });
 
-  it("spreads many transactions evenly over the wallets", () => {
+  it("holds every wallet once, the others following the preferred one in address order", () => {
+    for (let i = 0; i < 50; i++) {
+      const order = addresses(walletOrder(wallets, randomUUID()));
+      expect([...order].sort()).toEqual(["0x01", "0x02", "0x03"]);
+      const start = ["0x01", "0x02", "0x03"].indexOf(order[0]!);
+      expect(order).toEqual([0, 1, 2].map((k) => ["0x01", "0x02", "0x03"][(start + k) % 3]));
+    }
+  });
+
+  it("spreads many transactions' preferred wallets evenly", () => {
     const counts = new Map<string, number>();
     for (let i = 0; i < 3000; i++) {
-      const w = chooseWallet(wallets, randomUUID());
+      const w = walletOrder(wallets, randomUUID())[0]!;
       counts.set(w.address, (counts.get(w.address) ?? 0) + 1);
     }
     expect([...counts.values()].every((n) => n > 800 && n < 1200)).toBe(true);
   });
 
   it("says what to do when the project has no wallet", () => {
-    expect(() => chooseWallet([], randomUUID())).toThrow(/no wallet to send from/);
+    expect(() => walletOrder([], randomUUID())).toThrow(/no wallet to send from/);
   });
 });

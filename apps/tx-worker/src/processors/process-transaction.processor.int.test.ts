@@ -182,7 +182,7 @@ describe("processTransaction processor", () => {
   it("retryable failure after the nonce is bound: the retry reuses that nonce instead of taking another", async () => {
     const tx = await pendingTransaction(CHAIN_FLAKY);
     const process = createProcessTransactionProcessor(deps);
-    proxy.failing.add("eth_getBlockByNumber"); // fee pricing reads the latest block: after the nonce is bound
+    proxy.failing.add("eth_sendRawTransaction"); // the broadcast: after the nonce is bound and the attempt stored
     try {
       const error = await process(tx.payload, context).then(() => null, (e: unknown) => toError(e));
       expect(error).not.toBeNull();
@@ -192,14 +192,17 @@ describe("processTransaction processor", () => {
     }
     expect(await transactions.findById(tx.projectId, tx.transactionId)).toMatchObject({ status: "PENDING", fromAddress: tx.address, nonce: 0n });
     expect(await walletNonce(CHAIN_FLAKY, tx.address!)).toBe("1");
-    expect(await transactions.attempts(tx.projectId, tx.transactionId)).toEqual([]);
+    const stored = await transactions.attempts(tx.projectId, tx.transactionId);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.broadcastAt).toBeNull();
 
-    // The retry (BullMQ's) goes through with the same nonce; the wallet's counter did not move.
+    // The retry (BullMQ's) sends the stored bytes: the same nonce, no new signature, the counter unmoved.
     expect(await process(tx.payload, context)).toBeInstanceOf(RunAgain);
-    expect(await transactions.findById(tx.projectId, tx.transactionId)).toMatchObject({ status: "SUBMITTED", nonce: 0n });
+    expect(await transactions.findById(tx.projectId, tx.transactionId)).toMatchObject({ status: "SUBMITTED", nonce: 0n, hash: stored[0]!.hash });
     expect(await walletNonce(CHAIN_FLAKY, tx.address!)).toBe("1");
-    const [attempt] = await transactions.attempts(tx.projectId, tx.transactionId);
-    expect((await flakyRpc.getTransaction(attempt!.hash))?.nonce).toBe(0);
+    const attempts = await transactions.attempts(tx.projectId, tx.transactionId);
+    expect(attempts.map((a) => a.hash)).toEqual([stored[0]!.hash]);
+    expect((await flakyRpc.getTransaction(attempts[0]!.hash))?.nonce).toBe(0);
   });
 
   it("permanent failure: a project without a wallet ends FAILED with the reason, and the result says FAILED", async () => {

@@ -1,7 +1,85 @@
-import { bumpFees, maxGasCost, type FeeCaps } from "./fees";
+import { bumpFees, maxGasCost, priceFees, type FeeCaps, type FeeSource } from "./fees";
 
 const noCaps: FeeCaps = { maxFeePerGasCapWei: null, maxPriorityFeePerGasCapWei: null };
-const gwei = (n: number) => BigInt(n) * 1_000_000_000n;
+const gwei = (n: number) => BigInt(Math.round(n * 1000)) * 1_000_000n;
+const caps = (maxFeePerGas: bigint | null, maxPriorityFeePerGas: bigint | null = null): FeeCaps => ({
+  maxFeePerGasCapWei: maxFeePerGas,
+  maxPriorityFeePerGasCapWei: maxPriorityFeePerGas,
+});
+
+/**
+ * A node as pricing sees it: its latest block and its answers to JSON-RPC methods (hex
+ * quantities; an Error is thrown, as a node without the method would). Records what was asked.
+ */
+function node(block: { baseFeePerGas?: bigint | null }, answers: Record<string, bigint | Error>) {
+  const asked: string[] = [];
+  const source: FeeSource = {
+    getBlock: async () => block,
+    send: async (method) => {
+      asked.push(method);
+      const answer = answers[method];
+      if (answer === undefined || answer instanceof Error) throw answer ?? new Error(`the method ${method} does not exist`);
+      return `0x${answer.toString(16)}`;
+    },
+  };
+  return { source, asked };
+}
+
+describe("priceFees on a chain with a base fee (EIP-1559)", () => {
+  it("offers twice the base fee plus the node's tip", async () => {
+    const { source, asked } = node({ baseFeePerGas: gwei(10) }, { eth_maxPriorityFeePerGas: gwei(2), eth_gasPrice: gwei(50) });
+    expect(await priceFees(source, noCaps)).toEqual({ type: 2, maxFeePerGas: gwei(22), maxPriorityFeePerGas: gwei(2) });
+    expect(asked).toEqual(["eth_maxPriorityFeePerGas"]);
+  });
+
+  it("treats a base fee of zero as a base fee, not as a legacy chain", async () => {
+    const { source } = node({ baseFeePerGas: 0n }, { eth_maxPriorityFeePerGas: gwei(2), eth_gasPrice: gwei(50) });
+    expect(await priceFees(source, noCaps)).toEqual({ type: 2, maxFeePerGas: gwei(2), maxPriorityFeePerGas: gwei(2) });
+  });
+
+  it("tips 1 gwei when the node has no eth_maxPriorityFeePerGas", async () => {
+    const { source } = node({ baseFeePerGas: gwei(10) }, { eth_maxPriorityFeePerGas: new Error("the method eth_maxPriorityFeePerGas does not exist") });
+    expect(await priceFees(source, noCaps)).toEqual({ type: 2, maxFeePerGas: gwei(21), maxPriorityFeePerGas: gwei(1) });
+  });
+
+  it("caps each field at the chain's cap", async () => {
+    const { source } = node({ baseFeePerGas: gwei(10) }, { eth_maxPriorityFeePerGas: gwei(2) });
+    expect(await priceFees(source, caps(gwei(15), gwei(1.5)))).toEqual({ type: 2, maxFeePerGas: gwei(15), maxPriorityFeePerGas: gwei(1.5) });
+    expect(await priceFees(source, caps(gwei(15)))).toEqual({ type: 2, maxFeePerGas: gwei(15), maxPriorityFeePerGas: gwei(2) });
+    expect(await priceFees(source, caps(null, gwei(1.5)))).toEqual({ type: 2, maxFeePerGas: gwei(22), maxPriorityFeePerGas: gwei(1.5) });
+  });
+
+  it("never tips more than the capped max fee", async () => {
+    const { source } = node({ baseFeePerGas: gwei(10) }, { eth_maxPriorityFeePerGas: gwei(2) });
+    expect(await priceFees(source, caps(gwei(1)))).toEqual({ type: 2, maxFeePerGas: gwei(1), maxPriorityFeePerGas: gwei(1) });
+  });
+});
+
+describe("priceFees on a chain without a base fee (legacy gas price)", () => {
+  it("offers the node's gas price, as a type-0 transaction, whether the block's base fee is null or absent", async () => {
+    for (const block of [{ baseFeePerGas: null }, {}]) {
+      const { source, asked } = node(block, { eth_gasPrice: gwei(3), eth_maxPriorityFeePerGas: gwei(2) });
+      expect(await priceFees(source, noCaps)).toEqual({ type: 0, gasPrice: gwei(3) });
+      expect(asked).toEqual(["eth_gasPrice"]);
+    }
+  });
+
+  it("caps the gas price at the chain's max-fee cap", async () => {
+    const { source } = node({ baseFeePerGas: null }, { eth_gasPrice: gwei(3) });
+    expect(await priceFees(source, caps(gwei(2)))).toEqual({ type: 0, gasPrice: gwei(2) });
+    expect(await priceFees(source, caps(gwei(5)))).toEqual({ type: 0, gasPrice: gwei(3) });
+  });
+
+  it("does not apply the priority-fee cap: a legacy gas price has no separate tip", async () => {
+    const { source } = node({ baseFeePerGas: null }, { eth_gasPrice: gwei(3) });
+    expect(await priceFees(source, caps(null, gwei(1)))).toEqual({ type: 0, gasPrice: gwei(3) });
+  });
+
+  it("fails when the node cannot tell a gas price (the job retries)", async () => {
+    const { source } = node({ baseFeePerGas: null }, { eth_gasPrice: new Error("connection refused") });
+    await expect(priceFees(source, noCaps)).rejects.toThrow("connection refused");
+  });
+});
 
 describe("bumpFees", () => {
   it("raises both EIP-1559 fields by at least 12.5 %", () => {
@@ -28,6 +106,27 @@ describe("bumpFees", () => {
     const previous = { type: 2 as const, maxFeePerGas: gwei(40), maxPriorityFeePerGas: gwei(2) };
     expect(bumpFees(previous, previous, caps)).toBeNull();
     expect(bumpFees({ type: 0, gasPrice: gwei(40) }, { type: 0, gasPrice: gwei(40) }, caps)).toBeNull();
+  });
+
+  it("caps both EIP-1559 fields of a replacement that follows the market", () => {
+    const previous = { type: 2 as const, maxFeePerGas: gwei(40), maxPriorityFeePerGas: gwei(2) };
+    const market = { type: 2 as const, maxFeePerGas: gwei(100), maxPriorityFeePerGas: gwei(5) };
+    expect(bumpFees(previous, market, caps(gwei(60), gwei(3)))).toEqual({ type: 2, maxFeePerGas: gwei(60), maxPriorityFeePerGas: gwei(3) });
+    // A priority-fee cap below the 12.5 % bump of the tip leaves no valid replacement either.
+    expect(bumpFees(previous, market, caps(gwei(60), gwei(2.2)))).toBeNull();
+  });
+
+  it("raises a legacy gas price by 12.5 %, or to the market's, within the max-fee cap", () => {
+    const previous = { type: 0 as const, gasPrice: gwei(10) };
+    expect(bumpFees(previous, { type: 0, gasPrice: gwei(10) }, caps(gwei(20)))).toEqual({ type: 0, gasPrice: gwei(11.25) });
+    expect(bumpFees(previous, { type: 0, gasPrice: gwei(30) }, noCaps)).toEqual({ type: 0, gasPrice: gwei(30) });
+    expect(bumpFees(previous, { type: 0, gasPrice: gwei(30) }, caps(gwei(20)))).toEqual({ type: 0, gasPrice: gwei(20) });
+    expect(bumpFees(previous, { type: 0, gasPrice: gwei(30) }, caps(gwei(20), 1n))).toEqual({ type: 0, gasPrice: gwei(20) });
+  });
+
+  it("keeps a legacy attempt legacy when the chain has since gained a base fee", () => {
+    const market = { type: 2 as const, maxFeePerGas: gwei(30), maxPriorityFeePerGas: gwei(1) };
+    expect(bumpFees({ type: 0, gasPrice: gwei(10) }, market, caps(gwei(20)))).toEqual({ type: 0, gasPrice: gwei(20) });
   });
 
   it("computes the most gas can cost", () => {

@@ -1,4 +1,8 @@
-import type { JsonRpcProvider } from "ethers";
+/** What pricing asks of a node; a JsonRpcProvider is one. */
+export interface FeeSource {
+  getBlock(tag: "latest"): Promise<{ baseFeePerGas?: bigint | null } | null>;
+  send(method: string, params: unknown[]): Promise<unknown>;
+}
 
 /** Per-chain ceilings from the chain record; null = no cap. */
 export interface FeeCaps {
@@ -25,7 +29,7 @@ const bump = (value: bigint) => max((value * BUMP_NUMERATOR + BUMP_DENOMINATOR -
  * 2 × base fee + tip, which survives six full blocks of base-fee growth), legacy gas price
  * otherwise; both within the chain's caps.
  */
-export async function priceFees(provider: JsonRpcProvider, caps: FeeCaps): Promise<Fees> {
+export async function priceFees(provider: FeeSource, caps: FeeCaps): Promise<Fees> {
   const block = await provider.getBlock("latest");
   if (block?.baseFeePerGas !== null && block?.baseFeePerGas !== undefined) {
     let tip = DEFAULT_TIP_WEI;

@@ -1,5 +1,5 @@
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, type JsonFragment } from "ethers";
-import { ANVIL_FUNDED_KEY } from "../anvil";
+import { ANVIL_FUNDED_KEY, startAnvil, type AnvilInstance, type AnvilOptions } from "../anvil";
 import { compileContract, type CompiledContract } from "./compile";
 
 /**
@@ -48,3 +48,36 @@ export async function deployRecorder(rpcUrl: string, privateKey: string = ANVIL_
 function testProvider(rpcUrl: string): JsonRpcProvider {
   return new JsonRpcProvider(rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true, pollingInterval: 100 });
 }
+
+export interface RecorderChain {
+  anvil: AnvilInstance;
+  recorder: DeployedRecorder;
+  /** Destroys the recorder's provider and stops anvil; safe after a failed start. */
+  stop(): Promise<void>;
+}
+
+/** An anvil node with Recorder deployed on it: the chain most transaction tests send to. */
+export async function startRecorderChain(options: AnvilOptions): Promise<RecorderChain> {
+  const anvil = await startAnvil(options);
+  try {
+    const recorder = await deployRecorder(anvil.rpcUrl);
+    return {
+      anvil,
+      recorder,
+      stop: async () => {
+        recorder.provider.destroy();
+        await anvil.stop();
+      },
+    };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}
+
+/** Recorder.setOrder with an order of `id`: the call most transaction tests send. */
+export const setOrderCall = (id: number, owner: string, flags: number[] = []) => ({
+  functionSignature: "setOrder((uint256 id, address owner, uint8[] flags) order)",
+  args: { order: { id, owner, flags } },
+});
+
