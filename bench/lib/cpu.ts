@@ -28,24 +28,39 @@ function pidsNamed(pattern: RegExp): number[] {
 /**
  * Where the CPU went during a measurement: per named process group, CPU seconds used between
  * `start()` and `stop()`. Groups are process ids or command-line patterns (e.g. all postgres
- * backends), re-resolved at stop so processes started meanwhile count too.
+ * backends), looked up again every half second, so processes started meanwhile count too, and
+ * so do ones that ended meanwhile (a pool's connection closed mid-run), up to their last reading.
  */
 export function cpuMeter(groups: Record<string, number[] | RegExp>) {
   const resolve = (g: number[] | RegExp) => (Array.isArray(g) ? g : pidsNamed(g));
-  let before = new Map<number, number>();
-  const snapshot = () => {
-    const all = new Map<number, number>();
-    for (const g of Object.values(groups)) for (const pid of resolve(g)) all.set(pid, cpuSeconds(pid));
-    return all;
+  /** Per group and pid: CPU seconds at start (0 for a pid first seen later) and at the last reading. */
+  let readings = new Map<string, Map<number, { from: number; last: number }>>();
+  let timer: NodeJS.Timeout | undefined;
+  const read = (atStart: boolean) => {
+    for (const [name, g] of Object.entries(groups)) {
+      const pids = readings.get(name) ?? new Map<number, { from: number; last: number }>();
+      readings.set(name, pids);
+      for (const pid of resolve(g)) {
+        const now = cpuSeconds(pid);
+        const known = pids.get(pid);
+        if (known) known.last = Math.max(known.last, now);
+        else pids.set(pid, { from: atStart ? now : 0, last: now });
+      }
+    }
   };
   return {
     start: () => {
-      before = snapshot();
+      readings = new Map();
+      read(true);
+      clearInterval(timer);
+      timer = setInterval(() => read(false), 500);
     },
     stop: (): Record<string, number> => {
+      clearInterval(timer);
+      read(false);
       const result: Record<string, number> = {};
-      for (const [name, g] of Object.entries(groups)) {
-        result[name] = resolve(g).reduce((sum, pid) => sum + cpuSeconds(pid) - (before.get(pid) ?? 0), 0);
+      for (const name of Object.keys(groups)) {
+        result[name] = [...(readings.get(name)?.values() ?? [])].reduce((sum, r) => sum + r.last - r.from, 0);
       }
       return result;
     },
