@@ -158,10 +158,19 @@ describe("two replicas of everything, one of each stopped mid-load", () => {
           });
 
     const victims = [gateways[0]!.process, ...KINDS.map((k) => workers.get(`${k}-a`)!)];
+    // Every job's log lines carry its queue: a replica took part once it logged one of its queue.
+    const queueOf = { "signing-worker": "personal-sign", "tx-worker": "transaction", "webhook-worker": "webhook-delivery" } as const;
+    const tookPart = (kind: (typeof KINDS)[number], replica: string) => workers.get(`${kind}-${replica}`)!.logs.some((l: LogLine) => l.queue === queueOf[kind]);
+    const waves = Math.ceil(requests.length / WAVE);
+    // The stop comes once every replica to be stopped has run jobs (so each is stopped with work
+    // behind it, not idle), and no later than with three waves still to go.
+    const stopAt = (w: number) => w === waves - 3 || (w >= STOP_AFTER_WAVES && KINDS.every((k) => tookPart(k, "a")));
+    let stopped = false;
     const answers: { request: Request; status: number; body: Record<string, unknown> }[] = [];
-    for (let w = 0; w * WAVE < requests.length; w++) {
+    for (let w = 0; w < waves; w++) {
       const wave = requests.slice(w * WAVE, (w + 1) * WAVE).map(async (request) => ({ request, ...(await send(request)) }));
-      if (w === STOP_AFTER_WAVES) {
+      if (!stopped && stopAt(w)) {
+        stopped = true;
         // Mid-wave: the first answer is back, the others (personal signs above all) are still in flight.
         await Promise.race(wave);
         for (const victim of victims) victim.kill("SIGTERM");
@@ -247,11 +256,9 @@ describe("two replicas of everything, one of each stopped mid-load", () => {
       expect(events.find((e) => e.id === happened.at(-1))?.status).toBe("CONFIRMED");
     }
 
-    // Both replicas of every kind ran jobs (every job's log lines carry its queue).
-    const queueOf = { "signing-worker": "personal-sign", "tx-worker": "transaction", "webhook-worker": "webhook-delivery" } as const;
+    // Both replicas of every kind ran jobs.
     for (const kind of KINDS) {
-      const tookPart = ["a", "b"].map((r) => workers.get(`${kind}-${r}`)!.logs.some((l: LogLine) => l.queue === queueOf[kind]));
-      expect({ kind, tookPart }).toEqual({ kind, tookPart: [true, true] });
+      expect({ kind, tookPart: ["a", "b"].map((r) => tookPart(kind, r)) }).toEqual({ kind, tookPart: [true, true] });
     }
     expect(gateways[1]!.process.hasExited()).toBe(false);
     // The load balancer had to move off the stopped gateway at least once, or the gateway never refused.
