@@ -8,6 +8,7 @@ import { deliveryAttemptMetrics } from "./delivery-metrics";
 import { startDispatcher } from "./dispatcher";
 import { createDeliverWebhookProcessor } from "./processors/deliver-webhook.processor";
 import { createReconcileDeliveriesProcessor } from "./processors/reconcile-deliveries.processor";
+import { createClearRetiredSecretsProcessor } from "./processors/clear-retired-secrets.processor";
 import { parseSchedule } from "./retry-schedule";
 
 export interface WebhookWorkerDeps {
@@ -52,12 +53,13 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     lockDurationMs: deps.jobLockMs,
     observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
   };
+  const callbacks = createEventCallbackRepository({ sql: deps.sql, db: deps.db });
   const group = workerGroup([
     createTypedWorker(
       "deliverWebhook",
       createDeliverWebhookProcessor({
         deliveries,
-        callbacks: createEventCallbackRepository({ sql: deps.sql, db: deps.db }),
+        callbacks,
         http,
         keyring: deps.keyring,
         retryScheduleMs: parseSchedule(deps.retrySchedule),
@@ -70,12 +72,16 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
       ...settings,
       concurrency: 1,
     }),
+    createTypedWorker("clearRetiredSecrets", createClearRetiredSecretsProcessor({ callbacks, now }), { ...settings, concurrency: 1 }),
   ]);
   for (const worker of group.workers) worker.on("error", (err) => deps.logger.error({ err }, "webhook worker error"));
   const dispatcher = startDispatcher({ dispatch: createEventDispatchRepository(deps.sql), producer, logger: deps.logger });
   return {
     ...group,
-    schedule: () => producer.schedule("reconcileDeliveries"),
+    schedule: async () => {
+      await producer.schedule("reconcileDeliveries");
+      await producer.schedule("clearRetiredSecrets");
+    },
     // The dispatcher first: its claim-and-enqueue in progress finishes, then no new deliveries.
     close: async (options) => {
       await dispatcher.stop();

@@ -115,6 +115,13 @@ export const jobCatalog = {
     jobId: () => "reconcile",
     options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
   },
+  /** Erases webhook secrets whose rotation grace period has ended (apps/webhook-worker clear-retired-secrets). */
+  clearRetiredSecrets: {
+    queue: "webhook-retired-secrets",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "clear-retired-secrets",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
 } as const satisfies Record<string, JobDefinition>;
 
 /** Repeating jobs: which catalog job runs how often. */
@@ -123,6 +130,7 @@ export const jobSchedules = {
   reconcileTransactions: { everyMs: 15_000 },
   reconcileNonces: { everyMs: 30_000 },
   reconcileDeliveries: { everyMs: 30_000 },
+  clearRetiredSecrets: { everyMs: 60_000 },
   checkBalances: { everyMs: 60_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 

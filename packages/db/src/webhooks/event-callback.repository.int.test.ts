@@ -135,6 +135,24 @@ describe("rotateSecret", () => {
     const stored = await row(registration.id);
     expect([opened(registration.id, stored.current), stored.previous]).toEqual(["whsec_kept", null]);
   });
+
+  test("clearRetiredSecrets erases a previous secret whose grace period has ended, and keeps one still in it and the current secrets", async () => {
+    const ended = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow", secret: "whsec_a1" });
+    const running = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow", secret: "whsec_b1" });
+    const now = new Date();
+    await ctx.callbacks.rotateSecret(ended.id, to("whsec_a2", new Date(now.getTime() - 1)));
+    await ctx.callbacks.rotateSecret(running.id, to("whsec_b2", new Date(now.getTime() + 60_000)));
+
+    expect(await ctx.callbacks.clearRetiredSecrets(now)).toBeGreaterThanOrEqual(1);
+
+    const endedRow = await row(ended.id);
+    expect([opened(ended.id, endedRow.current), endedRow.previous, endedRow.until]).toEqual(["whsec_a2", null, null]);
+    const runningRow = await row(running.id);
+    expect([opened(running.id, runningRow.current), opened(running.id, runningRow.previous, previousAad(running.id))]).toEqual(["whsec_b2", "whsec_b1"]);
+    // Nothing left to erase for these two.
+    await ctx.callbacks.clearRetiredSecrets(now);
+    expect((await row(running.id)).previous).toBe(runningRow.previous);
+  });
 });
 
 describe("disable and delete", () => {

@@ -113,6 +113,19 @@ export function createEventCallbackRepository({ sql, db }: EventCallbackReposito
         }
       }
     },
+
+    /**
+     * Erases the sealed secrets retired by rotations whose grace period ended by `now`: never
+     * signed with again, they are not kept either (a database and key leak later must not yield
+     * them). Returns how many registrations it cleared.
+     */
+    clearRetiredSecrets: async (now: Date): Promise<number> =>
+      (
+        await db.eventCallback.updateMany({
+          where: { previousSecretExpiresAt: { lte: now } },
+          data: { previousEncryptedSecret: null, previousSecretExpiresAt: null },
+        })
+      ).count,
   };
 }
 
