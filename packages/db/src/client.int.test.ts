@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { testDatabaseUrl } from "@relay/testing";
 import { createPool } from "./client";
 
@@ -7,6 +8,30 @@ describe("createPool", () => {
     try {
       await expect(pool.query("SELECT pg_sleep(3)")).rejects.toThrow(/Query read timeout/);
     } finally {
+      await pool.end();
+    }
+  });
+
+  it("keeps index plans for a statement prepared while its table was empty, after the table grew (no statistics)", async () => {
+    const pool = createPool({ url: testDatabaseUrl(), poolSize: 1 });
+    const table = `plan_${randomUUID().replaceAll("-", "")}`;
+    const client = await pool.connect();
+    try {
+      await client.query(`CREATE TABLE ${table} (id uuid PRIMARY KEY, note text)`);
+      await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+      // A lookup of many keys, as the hot statements make them, on the generic plan the plan cache
+      // settles on for a named statement: made once, here while the table is empty.
+      await client.query("SET plan_cache_mode = force_generic_plan");
+      await client.query(`PREPARE lookup(uuid[]) AS SELECT t.* FROM unnest($1::uuid[]) AS k(id) JOIN ${table} t ON t.id = k.id`);
+      await client.query(`EXECUTE lookup(ARRAY[gen_random_uuid()])`);
+      await client.query(`INSERT INTO ${table} SELECT gen_random_uuid(), repeat('x', 100) FROM generate_series(1, 20000)`);
+
+      const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN EXECUTE lookup(ARRAY[gen_random_uuid()])`)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+      expect(plan).not.toMatch(new RegExp(`Seq Scan on ${table}`));
+      expect(plan).toMatch(new RegExp(`Index (Only )?Scan using ${table}_pkey`));
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
+      client.release(true); // not back to the pool with the plan cache setting changed
       await pool.end();
     }
   });

@@ -43,7 +43,10 @@ export function createPool(settings: DatabaseSettings): Pool {
     // gives them back.
     idleTimeoutMillis: 60_000,
     ...(settings.queryTimeoutMs ? { query_timeout: settings.queryTimeoutMs } : {}),
-    ...(settings.asyncCommit ? { options: "-c synchronous_commit=off" } : {}),
+    // Sequential scans only where no index serves (docs/decisions.md, "Index plans regardless of
+    // statistics"): a named statement's generic plan, made while a table was small, otherwise
+    // keeps scanning it whole as it grows until statistics change, and without autovacuum they never do.
+    options: ["-c enable_seqscan=off", ...(settings.asyncCommit ? ["-c synchronous_commit=off"] : [])].join(" "),
   });
   // An idle connection that drops (Postgres restart) emits 'error' on the pool; without a
   // listener it would end the process. The next query reconnects.
