@@ -120,12 +120,15 @@ export function createEventCallbackRepository({ sql, db }: EventCallbackReposito
      * them). Returns how many registrations it cleared.
      */
     clearRetiredSecrets: async (now: Date): Promise<number> =>
+      // Hand-written, as the webhook worker's other statements: through Prisma, every worker would
+      // load and run Prisma's query compiler (about 0.4 s of CPU) at start-up for this one.
       (
-        await db.eventCallback.updateMany({
-          where: { previousSecretExpiresAt: { lte: now } },
-          data: { previousEncryptedSecret: null, previousSecretExpiresAt: null },
-        })
-      ).count,
+        await sql.query(
+          `UPDATE event_callback SET previous_encrypted_secret = NULL, previous_secret_expires_at = NULL
+            WHERE previous_secret_expires_at <= $1`,
+          [now],
+        )
+      ).rowCount ?? 0,
   };
 }
 
