@@ -1,15 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createLogger } from "@relay/core";
-import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
-import { createRedis, type Redis } from "@relay/queue";
-import { createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
+import { createEventCallbackRepository } from "@relay/db";
+import { createProjectFixture, testKek } from "@relay/testing";
 import { generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
-import { createWebhookWorker } from "../src/worker";
-import { closeTestBackends, until } from "./support";
-
-type Pool = ReturnType<typeof createPool>;
+import { ownBackends, testWebhookWorker, until, type OwnBackends } from "./support";
 
 /**
  * docs/webhooks.md, "Order per subject": a transaction's events reach a receiver in the order they
@@ -18,20 +13,12 @@ type Pool = ReturnType<typeof createPool>;
  */
 describe("events of one transaction written in the same millisecond", () => {
   const keyring = { activeKeyId: "k1", keys: new Map([["k1", Buffer.alloc(32, 7)]]) };
-  const prefix = testQueuePrefix("webhook-order");
-  let database: TestDatabase;
-  let pool: Pool;
-  let db: Database;
-  let redis: Redis;
+  let b: OwnBackends;
   let server: Server;
   const arrived: string[] = [];
 
   beforeAll(async () => {
-    // A database of its own: the dispatcher takes every project's events.
-    database = await createTestDatabase({ migrate: true });
-    pool = createPool({ url: database.url, poolSize: 8 });
-    db = createDatabase({ pool });
-    redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
+    b = await ownBackends("webhook-order", 8);
     server = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
@@ -43,12 +30,12 @@ describe("events of one transaction written in the same millisecond", () => {
   });
   afterAll(async () => {
     await new Promise((r) => server?.close(r));
-    await closeTestBackends({ redis, prefix, db, pool, database });
+    await b?.close();
   });
 
   it("are delivered in the order they were written, not in the order of their ids", async () => {
-    const project = await createProjectFixture(db, testKek(), { wallets: 0 });
-    await createEventCallbackRepository({ sql: pool, db }).create({
+    const project = await createProjectFixture(b.db, testKek(), { wallets: 0 });
+    await createEventCallbackRepository({ sql: b.pool, db: b.db }).create({
       projectId: project.projectId,
       callbackUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
       eventType: "TransactionStatusChange",
@@ -67,7 +54,7 @@ describe("events of one transaction written in the same millisecond", () => {
         createdAt: createdAt.toISOString(),
         data: { transactionId, chainId: "31337", status: statuses[i], previousStatus: statuses[i - 1] ?? null, hash: null, blockNumber: null, from: null, nonce: null, reason: null },
       };
-      await pool.query(
+      await b.pool.query(
         `INSERT INTO event (id, project_id, event_type, subject, payload, created_at) VALUES ($1, $2, 'TransactionStatusChange', $3, $4, $5)`,
         [id, project.projectId, transactionId, JSON.stringify(payload), createdAt],
       );
@@ -75,19 +62,7 @@ describe("events of one transaction written in the same millisecond", () => {
 
     // Started after the writes: all five deliveries exist at once and their jobs run side by side,
     // so only the order check keeps them in line.
-    const worker = createWebhookWorker({
-      db,
-      sql: pool,
-      redis,
-      logger: createLogger({ name: "test", level: "silent" }),
-      keyring,
-      queuePrefix: prefix,
-      concurrency: 16,
-      allowPrivateNetworks: true,
-      retrySchedule: "200ms",
-      connectTimeoutMs: 1000,
-      totalTimeoutMs: 2000,
-    });
+    const worker = testWebhookWorker(b, keyring, 16);
     try {
       await worker.ready();
       await until(() => arrived.length >= written.length, 20_000, "all five deliveries");

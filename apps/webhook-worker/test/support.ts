@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { createPool, Database } from "@relay/db";
-import { deleteRedisKeys, type TestDatabase } from "@relay/testing";
-import type { Redis } from "@relay/queue";
+import { createLogger } from "@relay/core";
+import { createDatabase, createPool, type Database } from "@relay/db";
+import { createTestDatabase, deleteRedisKeys, testQueuePrefix, type TestDatabase } from "@relay/testing";
+import { createRedis, type Redis } from "@relay/queue";
+import type { Kek } from "@relay/secrets";
+import { createWebhookWorker } from "../src/worker";
 
 type Pool = ReturnType<typeof createPool>;
 
@@ -78,3 +81,39 @@ export async function closeTestBackends(b: { redis?: Redis; prefix: string; db?:
   await b.database?.drop();
 }
 
+
+/** What a worker test runs on: a database of its own (the dispatcher takes every project's events), a Redis prefix of its own. */
+export interface OwnBackends {
+  database: TestDatabase;
+  pool: Pool;
+  db: Database;
+  redis: Redis;
+  prefix: string;
+  close(): Promise<void>;
+}
+
+export async function ownBackends(name: string, poolSize: number): Promise<OwnBackends> {
+  const prefix = testQueuePrefix(name);
+  const database = await createTestDatabase({ migrate: true });
+  const pool = createPool({ url: database.url, poolSize });
+  const db = createDatabase({ pool });
+  const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
+  return { database, pool, db, redis, prefix, close: () => closeTestBackends({ redis, prefix, db, pool, database }) };
+}
+
+/** An in-process webhook worker on `backends`: loopback receivers allowed, retries 200 ms apart, short time-outs. */
+export function testWebhookWorker(backends: OwnBackends, keyring: Kek, concurrency: number) {
+  return createWebhookWorker({
+    db: backends.db,
+    sql: backends.pool,
+    redis: backends.redis,
+    logger: createLogger({ name: "test", level: "silent" }),
+    keyring,
+    queuePrefix: backends.prefix,
+    concurrency,
+    allowPrivateNetworks: true,
+    retrySchedule: "200ms",
+    connectTimeoutMs: 1000,
+    totalTimeoutMs: 2000,
+  });
+}
