@@ -1,6 +1,7 @@
 import { createEventCallbackRepository } from "@relay/db";
 import { createProjectFixture, testKek } from "@relay/testing";
 import { generateWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
+import { CLOCK_SKEW_MARGIN_MS } from "../src/processors/clear-retired-secrets.processor";
 import { ownBackends, testWebhookWorker, until, type OwnBackends } from "./support";
 
 /** docs/webhooks.md, "Rotating a secret": a retired secret is erased once its grace period is over. */
@@ -13,7 +14,7 @@ describe("the webhook worker's schedule", () => {
   });
   afterAll(() => b?.close());
 
-  it("erases a retired secret whose grace period has ended, and keeps one whose grace period runs", async () => {
+  it("erases a retired secret whose grace period (and the clock-skew margin) has ended; keeps one just ended and one whose grace period runs", async () => {
     const project = await createProjectFixture(b.db, testKek(), { wallets: 0 });
     const callbacks = createEventCallbackRepository({ sql: b.pool, db: b.db });
     const register = () =>
@@ -28,8 +29,10 @@ describe("the webhook worker's schedule", () => {
         encryptedSecret: sealWebhookSecret(keyring, id, generateWebhookSecret()),
         previous: { encryptedSecret: sealPreviousWebhookSecret(keyring, id, generateWebhookSecret(), expiresAt), expiresAt },
       }));
-    const [ended, running] = [await register(), await register()];
-    await rotate(ended.id, new Date(Date.now() - 1000));
+    const [ended, justEnded, running] = [await register(), await register(), await register()];
+    await rotate(ended.id, new Date(Date.now() - CLOCK_SKEW_MARGIN_MS - 1000));
+    // Ended by this clock, but a worker whose clock is behind by less than the margin may still sign with it.
+    await rotate(justEnded.id, new Date(Date.now() - 1000));
     await rotate(running.id, new Date(Date.now() + 3_600_000));
     const previousOf = async (id: string) =>
       (await b.pool.query<{ p: string | null; e: Date | null }>(`SELECT previous_encrypted_secret AS p, previous_secret_expires_at AS e FROM event_callback WHERE id = $1`, [id]))
@@ -44,6 +47,7 @@ describe("the webhook worker's schedule", () => {
       await worker.close();
     }
     expect(await previousOf(ended.id)).toEqual({ p: null, e: null });
+    expect((await previousOf(justEnded.id)).p).not.toBeNull();
     expect((await previousOf(running.id)).p).not.toBeNull();
   });
 });
