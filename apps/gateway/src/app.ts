@@ -16,7 +16,8 @@ import {
 import { createMetricsRegistry, type Registry } from "@relay/metrics";
 import type { Producer, Redis, ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
-import { httpMetrics, markArea } from "./middleware/http-metrics";
+import { httpMetrics } from "./middleware/http-metrics";
+import { underAreas } from "./middleware/under-areas";
 import { requestLog } from "./middleware/request-log";
 import { registerSharedStateMetrics } from "./metrics/shared-state.metrics";
 import { adminQueuesRoutes } from "./routes/admin-queues.routes";
@@ -78,7 +79,6 @@ export function createApp(deps: GatewayDeps): Express {
   const registry = deps.metrics ?? createMetricsRegistry({ processMetrics: false });
 
   app.use(httpMetrics(registry));
-  app.use(["/wallet", "/transact", "/webhook", "/admin"], markArea);
   app.use(requestLog(deps.logger));
   app.use(requireHost);
   app.use(jsonBody(settings.bodyLimitBytes));
@@ -86,9 +86,11 @@ export function createApp(deps: GatewayDeps): Express {
   // Concurrent personal-sign requests share their INSERTs (docs/decisions.md).
   const signatures = createSignatureRepository(deps.signatureSql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   app.use(
-    ["/wallet", "/transact", "/webhook"],
-    authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
-    rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
+    underAreas(
+      ["/wallet", "/transact", "/webhook"],
+      authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
+      rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
+    ),
   );
   app.use(
     personalSignRoutes({

@@ -1,26 +1,25 @@
-import type { Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler } from "express";
 import { Counter, Histogram } from "prom-client";
 import { metricOnce, type Registry } from "@relay/metrics";
+import { areaOf } from "./under-areas";
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /**
  * The route a request is counted under: the Express route pattern it reached
  * (`/wallet/project/:projectId/personalSign`), never the raw URL with its ids. A request stopped
- * before a route (401, 403, 429, 413 …) counts under the area it was sent to (`/wallet/*`, marked
- * by `markArea`), anything else under `unmatched`: the label has a fixed, small set of values.
+ * before a route (401, 403, 429, 413 …) counts under the area it was sent to (`/wallet/*`, the
+ * URL's first segment when it is one of AREAS), anything else under `unmatched`: the label has a
+ * fixed, small set of values.
  */
-export function routeLabel(req: Request, res: Response): string {
+export function routeLabel(req: Request): string {
   if (req.route && typeof req.route.path === "string") return `${req.baseUrl}${req.route.path}`;
-  const area = res.locals.routeArea;
-  return typeof area === "string" ? `${area}/*` : "unmatched";
+  const area = areaOf(req);
+  return AREAS.has(area) ? `${area}/*` : "unmatched";
 }
 
-/** Mounted on an area's path prefix(es): remembers the area for requests that reach no route. */
-export const markArea: RequestHandler = (req, res, next) => {
-  res.locals.routeArea ??= req.baseUrl;
-  next();
-};
+/** The API's and the operator's areas: a request that reaches no route is counted under its area. */
+const AREAS = new Set(["/wallet", "/transact", "/webhook", "/admin"]);
 
 /**
  * relay_http_requests_total and relay_http_request_duration_seconds by method, route and status.
@@ -67,7 +66,7 @@ export function httpMetrics(registry: Registry): RequestHandler {
       try {
         const one = seriesOf(
           METHODS.has(req.method) ? req.method : "other",
-          routeLabel(req, res),
+          routeLabel(req),
           res.writableFinished ? String(res.statusCode) : "aborted",
         );
         one.count();

@@ -51,7 +51,7 @@ export function requestLog(logger: Logger): RequestHandler {
         {
           req: { id, method: req.method, url: req.originalUrl },
           reqId: id,
-          route: routeLabel(req, res),
+          route: routeLabel(req),
           ...(res.locals.logIds as Record<string, string> | undefined),
           res: { statusCode: res.statusCode },
           responseTime: Date.now() - started,
