@@ -61,8 +61,8 @@ async function ready(stack: Stack): Promise<Outcome> {
   try {
     const res = await fetch(`${stack.gatewayUrl}/ready`, { signal: AbortSignal.timeout(30_000) });
     const body = (await res.json()) as Record<string, unknown>;
-    return { kind: "registration", id: "ready", status: res.status, body: { ...body, message: JSON.stringify(body.checks) }, ms: Date.now() - started };
+    return { kind: "registration", id: "ready", status: res.status, body: { ...body, message: JSON.stringify(body.checks) }, ms: Date.now() - started, tries: 1 };
   } catch (e) {
-    return { kind: "registration", id: "ready", status: 0, body: { error: String(e) }, ms: Date.now() - started };
+    return { kind: "registration", id: "ready", status: 0, body: { error: String(e) }, ms: Date.now() - started, tries: 1 };
   }
 }

@@ -18,6 +18,8 @@ export interface ScenarioReport {
   recoveryMs: number | null;
   /** The slowest answer the gateway gave during the scenario. */
   slowestAnswerMs: number;
+  /** Requests sent again after no answer (LoadPlan.retryUnansweredMs), and how many of those were transactions answered 409 with their own id. */
+  resent: { requests: number; conflicts: number };
   violations: string[];
 }
 
@@ -91,6 +93,11 @@ export async function checkInvariants(
   for (const r of txRows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
   for (const o of txOutcomes) {
     if (o.status === 200 && !txById.has(o.id)) violations.push(`transaction ${o.id} answered 200 but is not stored`);
+    // Only a resent request may meet its own requestId: the 409 must name the transaction its
+    // unanswered first send stored.
+    if (o.status === 409 && (o.tries < 2 || o.body.transactionId !== o.id || !txById.has(o.id))) {
+      violations.push(`transaction ${o.id}: 409 ${JSON.stringify(o.body)} after ${o.tries} send(s)`);
+    }
     if (o.status === 0) violations.push(`transaction ${o.id}: no answer (${String(o.body.error)})`);
     // The contract's sendTransaction 500 has no fields: JSON `{}` (other errors carry a message).
     if (o.status !== 200 && o.status !== 0 && (o.body.notJson !== undefined || (o.status !== 500 && typeof o.body.message !== "string"))) {
@@ -221,7 +228,8 @@ export async function checkInvariants(
     scenario: stack.name,
     transactions: {
       sent: txOutcomes.length,
-      accepted: txOutcomes.filter((o) => o.status === 200).length,
+      // 200, or a resend's 409 naming its own id (the first send was stored; checked above).
+      accepted: txOutcomes.filter((o) => o.status === 200 || (o.status === 409 && o.body.transactionId === o.id)).length,
       refused: txOutcomes.filter((o) => o.status >= 500).length,
       hung: txOutcomes.filter((o) => o.status === 0).length,
       stored: txRows.length,
@@ -240,6 +248,10 @@ export async function checkInvariants(
     nonceReuse,
     recoveryMs,
     slowestAnswerMs: Math.max(0, ...answered.map((o) => o.ms)),
+    resent: {
+      requests: outcomes.filter((o) => o.tries > 1).length,
+      conflicts: txOutcomes.filter((o) => o.tries > 1 && o.status === 409).length,
+    },
     violations,
   };
 }
@@ -255,6 +267,9 @@ export function printReport(report: ScenarioReport, notes: Record<string, unknow
     `   personal signs: sent ${s.sent}, signed ${s.signed}, failed cleanly ${s.failedCleanly}, hung ${s.hung}`,
     `   registrations: sent ${report.registrations.sent}, accepted ${report.registrations.accepted}`,
     `   events: ${report.events.total}, deliveries ${report.events.deliveries}, accepted by the receiver ${report.events.delivered} (${report.events.receiverAttempts} attempts)`,
+    ...(report.resent.requests > 0
+      ? [`   sent again after no answer: ${report.resent.requests} (transactions answered 409 with their own id: ${report.resent.conflicts})`]
+      : []),
     `   on chain twice: ${report.duplicatesOnChain}; nonce used twice: ${report.nonceReuse}`,
     `   slowest answer: ${report.slowestAnswerMs} ms; recovered (all final, all delivered) ${report.recoveryMs === null ? "NOT" : `${(report.recoveryMs / 1000).toFixed(1)} s`} after the fault ended`,
     `   violations: ${report.violations.length === 0 ? "none" : `\n     - ${report.violations.slice(0, 30).join("\n     - ")}`}`,

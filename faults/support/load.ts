@@ -15,6 +15,8 @@ export interface Outcome {
   status: number;
   body: Record<string, unknown>;
   ms: number;
+  /** How many times the request was sent (more than once only with LoadPlan.retryUnansweredMs). */
+  tries: number;
   /** transaction: lower-case calldata; sign: the message and signer. */
   calldata?: string;
   message?: string;
@@ -30,9 +32,29 @@ export interface LoadPlan {
   concurrency?: number;
   /** Pause between starting two requests, so a fault lands in the middle of the load. */
   paceMs?: number;
+  /**
+   * A request that got no answer at all (connection refused or reset: the gateway died) is sent
+   * again, unchanged (same requestId, signatureId, message), every 250 ms for up to this long, as
+   * a client of the contract does. Registrations are never resent (the contract gives them no
+   * idempotency key). Without it, no answer is the outcome.
+   */
+  retryUnansweredMs?: number;
 }
 
-async function call(stack: Stack, method: string, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+
+type Answer = { status: number; body: Record<string, unknown>; ms: number; tries: number };
+
+/** One request, and its resends while it gets no answer (see LoadPlan.retryUnansweredMs). */
+async function call(stack: Stack, method: string, path: string, body: unknown, retryUnansweredMs = 0): Promise<Answer> {
+  const giveUpAt = Date.now() + retryUnansweredMs;
+  for (let tries = 1; ; tries++) {
+    const answer = await callOnce(stack, method, path, body);
+    if (answer.status !== 0 || Date.now() >= giveUpAt) return { ...answer, tries };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function callOnce(stack: Stack, method: string, path: string, body: unknown): Promise<Omit<Answer, "tries">> {
   const started = Date.now();
   try {
     const res = await fetch(`${stack.gatewayUrl}${path}`, {
@@ -58,7 +80,7 @@ async function call(stack: Stack, method: string, path: string, body: unknown): 
 let nextOrderId = 1;
 
 /** One sendTransaction of a fresh Recorder.setOrder call (its calldata is unique to it). */
-export async function sendTransaction(stack: Stack): Promise<Outcome> {
+export async function sendTransaction(stack: Stack, retryUnansweredMs = 0): Promise<Outcome> {
   const order = { id: String(nextOrderId++ + stack.anvil.chainId * 1_000_000), owner: OWNER, flags: [] as number[] };
   const requestId = randomUUID();
   const answer = await call(stack, "POST", "/transact/sendTransaction", {
@@ -68,15 +90,15 @@ export async function sendTransaction(stack: Stack): Promise<Outcome> {
     requestId,
     functionSignature: SET_ORDER,
     args: { order },
-  });
+  }, retryUnansweredMs);
   return { kind: "transaction", id: requestId, ...answer, calldata: recorderAbi.encodeFunctionData("setOrder", [order]).toLowerCase() };
 }
 
-export async function personalSign(stack: Stack, i: number): Promise<Outcome> {
+export async function personalSign(stack: Stack, i: number, retryUnansweredMs = 0): Promise<Outcome> {
   const signer = stack.project.wallets[i % stack.project.wallets.length]!.address;
   const signatureId = randomUUID();
   const message = `fault suite ${stack.name} #${i} ${randomUUID()}`;
-  const answer = await call(stack, "POST", `/wallet/project/${stack.project.projectId}/personalSign`, { signerAddress: signer, message, signatureId });
+  const answer = await call(stack, "POST", `/wallet/project/${stack.project.projectId}/personalSign`, { signerAddress: signer, message, signatureId }, retryUnansweredMs);
   return { kind: "sign", id: signatureId, ...answer, message, signer };
 }
 
@@ -93,13 +115,14 @@ export async function registerCallback(stack: Stack, label: string): Promise<Out
  * request every `paceMs`. Resolves with every outcome once all have an answer (or count as hung).
  */
 export async function runLoad(stack: Stack, plan: LoadPlan): Promise<Outcome[]> {
+  const retryMs = plan.retryUnansweredMs ?? 0;
   const jobs: (() => Promise<Outcome>)[] = [];
   const longest = Math.max(plan.transactions, plan.signs);
   const registrationEvery = plan.registrations > 0 ? Math.max(1, Math.floor(longest / plan.registrations)) : Infinity;
   let registrations = 0;
   for (let i = 0; i < longest; i++) {
-    if (i < plan.transactions) jobs.push(() => sendTransaction(stack));
-    if (i < plan.signs) jobs.push(() => personalSign(stack, i));
+    if (i < plan.transactions) jobs.push(() => sendTransaction(stack, retryMs));
+    if (i < plan.signs) jobs.push(() => personalSign(stack, i, retryMs));
     if (i % registrationEvery === 0 && registrations < plan.registrations) {
       const label = `during-${registrations++}`;
       jobs.push(() => registerCallback(stack, label));

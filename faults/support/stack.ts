@@ -52,6 +52,8 @@ export interface Stack {
   receiver: FaultReceiver;
   /** SIGKILLs a worker (if still running) and starts a new one of the same kind. */
   restartWorker(kind: WorkerKind): Promise<AppProcess>;
+  /** SIGKILLs the gateway and starts a new one on the same port (`gatewayUrl` stays valid). */
+  restartGateway(): Promise<AppProcess>;
   /** Every app process started so far, for error messages. */
   processes: AppProcess[];
   stop(): Promise<void>;
@@ -64,6 +66,8 @@ export interface StackOptions {
   rpcUrlFor?: (anvilUrl: string) => Promise<string>;
   wallets?: number;
   workerEnv?: Partial<Record<WorkerKind, Record<string, string>>>;
+  /** Added to the gateway's environment (GATEWAY_ENV), at its start and every restart. */
+  gatewayEnv?: Record<string, string>;
 }
 
 /**
@@ -94,12 +98,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     return proc;
   };
 
-  const gateway = await group.startGateway({ env: GATEWAY_ENV });
+  const gatewayEnv = { ...GATEWAY_ENV, ...options.gatewayEnv };
+  const gateway = await group.startGateway({ env: gatewayEnv });
   processes.push(gateway.process);
+  const gatewayPort = Number(new URL(gateway.url).port);
   const [signing, tx, webhook] = await Promise.all([startWorker("signing"), startWorker("tx"), startWorker("webhook")]);
   const workers: Record<WorkerKind, AppProcess> = { signing, tx, webhook };
 
-  return {
+  const stack: Stack = {
     name: options.name,
     anvil,
     recorder,
@@ -119,6 +125,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       workers[kind] = await startWorker(kind);
       return workers[kind];
     },
+    restartGateway: async () => {
+      stack.gateway.kill("SIGKILL");
+      await stack.gateway.exited;
+      const next = await group.startGateway({ env: gatewayEnv, port: gatewayPort, name: `gateway-${processes.length}` });
+      processes.push(next.process);
+      stack.gateway = next.process;
+      return next.process;
+    },
     stop: async () => {
       await group.stopAll();
       await receiver.close();
@@ -129,4 +143,5 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await anvil.stop();
     },
   };
+  return stack;
 }
