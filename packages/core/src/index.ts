@@ -8,4 +8,5 @@ export { APP_NODE_FLAGS, CLOSE_MARGIN_MS, runProcess } from "./process";
 export type { RunningApp } from "./process";
 export { operatorTokenMatches, presentedToken } from "./operator-token";
 export { createBatcher } from "./batch";
+export { createSweep } from "./sweep";
 export type { BatcherOptions } from "./batch";

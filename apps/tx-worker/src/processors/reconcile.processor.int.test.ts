@@ -126,8 +126,41 @@ describe("reconcileTransactions processor", () => {
     expect(await (await jobOf(completes))?.getState()).toBe("completed");
     expect(await (await jobOf(fails))?.getState()).toBe("failed");
 
+    const failed = await jobOf(fails);
+    expect(failed?.attemptsMade).toBeGreaterThan(0);
+
     await reconcile();
     expect(await (await jobOf(completes))?.getState()).toBe("waiting");
-    expect(await (await jobOf(fails))?.getState()).toBe("waiting");
+    const retried = await jobOf(fails);
+    expect(await retried?.getState()).toBe("waiting");
+    // With the catalog's retries all again: not one more try before it fails for good again.
+    expect(retried?.attemptsMade).toBe(0);
+  });
+
+  it("reaches a transaction that lost its job behind more idle ones with live jobs than a run checks", async () => {
+    // Three idle for two days, each with a live (delayed) job, older than the lost one idle for a day.
+    const live = [];
+    for (let i = 0; i < 3; i++) {
+      const payload = await transactionIn("PAUSED");
+      await pool.query(`UPDATE transaction SET updated_at = now() - interval '2 days' - $3 * interval '1 second' WHERE project_id = $1 AND id = $2`, [
+        projectId,
+        payload.transactionId,
+        i,
+      ]);
+      await producer.queue("processTransaction").add("processTransaction", payload, {
+        ...jobCatalog.processTransaction.options,
+        jobId: jobIdOf("processTransaction", payload),
+        delay: 600_000,
+      });
+      live.push(payload);
+    }
+    const lost = await transactionIn("PENDING");
+
+    // One processor, as in a worker: each run goes on where the one before stopped.
+    const run = createReconcileProcessor({ transactions, producer, idleAfterMs: IDLE_AFTER_MS, batch: 2, now: Date.now });
+    for (let runs = 0; runs < 20 && (await jobOf(lost)) === undefined; runs++) await run({ v: 1 }, context);
+
+    expect(await (await jobOf(lost))?.getState()).toBe("waiting");
+    for (const payload of live) expect(await (await jobOf(payload))?.getState()).toBe("delayed");
   });
 });

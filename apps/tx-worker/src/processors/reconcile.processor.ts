@@ -1,11 +1,13 @@
-import type { TransactionRepository } from "@relay/db";
-import { jobIdOf, type Producer, type Processor } from "@relay/queue";
+import { createSweep } from "@relay/core";
+import type { TransactionRecord, TransactionRepository } from "@relay/db";
+import { reviveIfLost, type Producer, type Processor } from "@relay/queue";
 
 export interface ReconcileDeps {
   transactions: Pick<TransactionRepository, "findUnfinished">;
   producer: Pick<Producer, "enqueue" | "queue">;
   /** Transactions untouched for this long are checked for a live job. */
   idleAfterMs: number;
+  /** Transactions checked per run; a run continues where the one before stopped. */
   batch: number;
   now: () => number;
 }
@@ -13,26 +15,24 @@ export interface ReconcileDeps {
 /**
  * Redis is a delivery mechanism, not a store: every unfinished transaction must have a live job.
  * Revives the ones that lost it (Redis restarted empty, a crash between commit and enqueue) and
- * the ones whose job ran out of retries (a long RPC outage).
+ * the ones whose job ran out of retries (a long RPC outage). Each run checks the next `batch` of
+ * idle transactions (oldest first, then from the top again), so the idle ones that are fine (a
+ * paused wallet's, a queue of SUBMITTED ones) cannot keep a lost one behind them unchecked.
  */
 export function createReconcileProcessor(deps: ReconcileDeps): Processor<"reconcileTransactions"> {
+  const nextIdle = createSweep({
+    page: (after: TransactionRecord | undefined, limit) =>
+      deps.transactions.findUnfinished({ olderThan: new Date(deps.now() - deps.idleAfterMs), limit, after }),
+    keyOf: (tx) => tx,
+    limit: deps.batch,
+  });
   return async (_payload, { logger }) => {
-    const stale = await deps.transactions.findUnfinished({ olderThan: new Date(deps.now() - deps.idleAfterMs), limit: deps.batch });
+    const idle = await nextIdle();
     let revived = 0;
-    for (const tx of stale) {
-      const payload = { v: 1 as const, projectId: tx.projectId, transactionId: tx.id };
-      const job = await deps.producer.queue("processTransaction").getJob(jobIdOf("processTransaction", payload));
-      const state = job ? await job.getState() : "missing";
-      if (state === "missing" || state === "unknown" || state === "completed") {
-        if (job) await job.remove().catch(() => undefined);
-        await deps.producer.enqueue("processTransaction", payload);
-        revived++;
-      } else if (state === "failed") {
-        await job!.retry("failed");
-        revived++;
-      }
+    for (const tx of idle) {
+      if (await reviveIfLost(deps.producer, "processTransaction", { v: 1, projectId: tx.projectId, transactionId: tx.id })) revived++;
     }
-    if (revived > 0) logger.warn({ revived, checked: stale.length }, "revived transactions without a live job");
-    return { checked: stale.length, revived };
+    if (revived > 0) logger.warn({ revived, checked: idle.length }, "revived transactions without a live job");
+    return { checked: idle.length, revived };
   };
 }

@@ -123,9 +123,24 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
 
     findById: (projectId: string, id: string): Promise<TransactionRecord | null> => findOne({ projectId, id }),
 
-    /** PENDING, SUBMITTED and PAUSED transactions not touched since `olderThan`, oldest first. */
-    findUnfinished: async (query: { olderThan: Date; limit: number }): Promise<TransactionRecord[]> => {
-      const result = await sql.query<TransactionRow>(FIND_UNFINISHED, [UNFINISHED_STATUSES, query.olderThan, query.limit]);
+    /**
+     * PENDING, SUBMITTED and PAUSED transactions not touched since `olderThan`, oldest first (then
+     * by project and id); with `after`, those that come after that one in this order.
+     */
+    findUnfinished: async (query: {
+      olderThan: Date;
+      limit: number;
+      after?: Pick<TransactionRecord, "updatedAt" | "projectId" | "id"> | undefined;
+    }): Promise<TransactionRecord[]> => {
+      const { after } = query;
+      const result = await sql.query<TransactionRow>(FIND_UNFINISHED, [
+        UNFINISHED_STATUSES,
+        query.olderThan,
+        query.limit,
+        after?.updatedAt ?? null,
+        after?.projectId ?? null,
+        after?.id ?? null,
+      ]);
       return result.rows.map(toTransaction);
     },
 

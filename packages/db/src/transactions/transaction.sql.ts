@@ -148,9 +148,13 @@ export const FIND_MANY = `
     FROM unnest($1::uuid[], $2::uuid[]) AS k(project_id, id)
     JOIN transaction t ON t.project_id = k.project_id AND t.id = k.id`;
 
-/** $1 statuses, $2 cutoff, $3 limit; served by the (status, updated_at) index. */
+/**
+ * $1 statuses, $2 cutoff, $3 limit, and optionally where the previous page ended: $4 updated_at,
+ * $5 project, $6 id (all null for the first page). Served by the (status, updated_at) index.
+ */
 export const FIND_UNFINISHED = `
   SELECT ${TRANSACTION_COLUMNS} FROM transaction t
    WHERE t.status = ANY ($1::"TransactionStatus"[]) AND t.updated_at < $2
-   ORDER BY t.updated_at
+     AND ($4::timestamptz IS NULL OR (t.updated_at, t.project_id, t.id) > ($4::timestamptz, $5::uuid, $6::uuid))
+   ORDER BY t.updated_at, t.project_id, t.id
    LIMIT $3`;

@@ -167,9 +167,22 @@ export function createWebhookDeliveryRepository(sql: Sql, options: WebhookDelive
     /** PENDING → ABANDONED (the registration is disabled); false when it was not PENDING. */
     abandon: (id: string): Promise<boolean> => finish(id, "ABANDONED"),
 
-    /** PENDING deliveries due before `dueBefore`, earliest first: what the reconciler re-enqueues. */
-    findDue: async (query: { dueBefore: Date; limit: number }): Promise<WebhookDeliveryRecord[]> => {
-      const result = await sql.query<WebhookDeliveryRecord>({ name: "webhookDelivery.findDue", text: FIND_DUE }, [query.dueBefore, query.limit]);
+    /**
+     * PENDING deliveries due before `dueBefore`, earliest first (then by id): what the reconciler
+     * re-enqueues. With `after`, those that come after that one in this order.
+     */
+    findDue: async (query: {
+      dueBefore: Date;
+      limit: number;
+      after?: Pick<WebhookDeliveryRecord, "nextAttemptAt" | "id"> | undefined;
+    }): Promise<WebhookDeliveryRecord[]> => {
+      const { after } = query;
+      const result = await sql.query<WebhookDeliveryRecord>({ name: "webhookDelivery.findDue", text: FIND_DUE }, [
+        query.dueBefore,
+        query.limit,
+        after?.nextAttemptAt ?? null,
+        after?.id ?? null,
+      ]);
       return result.rows.map(toDelivery);
     },
   };

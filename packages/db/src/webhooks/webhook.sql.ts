@@ -125,7 +125,8 @@ export const FINISH_DELIVERY = `
 export const FIND_DUE = `
   SELECT ${DELIVERY_COLUMNS} FROM webhook_delivery d
    WHERE d.status = 'PENDING' AND d.next_attempt_at <= $1
-   ORDER BY d.next_attempt_at
+     AND ($3::timestamptz IS NULL OR (d.next_attempt_at, d.id) > ($3::timestamptz, $4::uuid))
+   ORDER BY d.next_attempt_at, d.id
    LIMIT $2`;
 
 /**
