@@ -5,11 +5,12 @@ import type { SafeHttpResult } from "@relay/webhooks";
 /**
  * What one delivery attempt came to, for metrics: `delivered` (2xx), `gone` (410: registration
  * disabled), `failed_status` (any other HTTP status), `network_error` (no response: DNS, connect,
- * TLS, time-out, broken response) or `refused` (the URL or its address is not allowed: SSRF filter).
+ * TLS, time-out, broken response), `refused` (the URL or its address is not allowed: SSRF filter) or
+ * `unsigned` (not sent: the registration's secret does not open, an operator's to mend).
  */
-export type DeliveryResult = "delivered" | "gone" | "failed_status" | "network_error" | "refused";
+export type DeliveryResult = "delivered" | "gone" | "failed_status" | "network_error" | "refused" | "unsigned";
 
-const RESULTS: readonly DeliveryResult[] = ["delivered", "gone", "failed_status", "network_error", "refused"];
+const RESULTS: readonly DeliveryResult[] = ["delivered", "gone", "failed_status", "network_error", "refused", "unsigned"];
 
 export function deliveryResultOf(result: SafeHttpResult): DeliveryResult {
   if (result.error !== undefined) return result.error === "refused-address" || result.error === "bad-url" ? "refused" : "network_error";
@@ -25,7 +26,7 @@ export function deliveryAttemptMetrics(registry: Registry): (result: DeliveryRes
     () =>
       new Counter({
         name: "relay_webhook_delivery_attempts_total",
-        help: "Webhook delivery attempts by result (delivered, gone, failed_status, network_error, refused)",
+        help: "Webhook delivery attempts by result (delivered, gone, failed_status, network_error, refused, unsigned)",
         labelNames: ["result"],
         registers: [registry],
       }),

@@ -1,8 +1,9 @@
 import type { Kek } from "@relay/secrets";
 import type { EventCallbackRepository, WebhookDeliveryRepository } from "@relay/db";
 import { runAgainIn, type Processor, type RunAgain } from "@relay/queue";
-import { openPreviousWebhookSecret, openWebhookSecret, signDelivery, type SafeHttpClient } from "@relay/webhooks";
+import { openPreviousWebhookSecret, openWebhookSecret, signDelivery, type SafeHttpClient, type SafeHttpResult } from "@relay/webhooks";
 import { deliveryResultOf, type DeliveryResult } from "../delivery-metrics";
+import { orderWaitMs } from "../order-wait";
 import { nextDelayMs } from "../retry-schedule";
 
 export interface DeliverWebhookDeps {
@@ -16,9 +17,6 @@ export interface DeliverWebhookDeps {
   onAttempt?: (result: DeliveryResult) => void;
 }
 
-/** How soon to look again when an older delivery of the same subject holds this one back. */
-const ORDER_WAIT_MS = 250;
-
 /**
  * One attempt to deliver one event to one registration: Standard Webhooks signature (the
  * `webhook-id` is the event id on every attempt, the timestamp new each time; two signatures
@@ -26,17 +24,26 @@ const ORDER_WAIT_MS = 250;
  * per attempt. 2xx delivers; 410 disables the registration; anything else, or no answer, tries
  * again on the schedule until it runs out.
  */
+/** An attempt's outcome: the receiver's answer, no answer, or not sent because it could not be signed. */
+type Attempt = SafeHttpResult | { status: 0; durationMs: number; error: "unsigned"; message: string };
+
+/** The stats entry's `data`: how long it took, and why it got no answer. */
+const dataOf = (attempt: Attempt) => ({
+  durationMs: attempt.durationMs,
+  ...(attempt.error !== undefined ? { error: `${attempt.error}: ${attempt.message}` } : {}),
+});
+
 export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Processor<"deliverWebhook"> {
   return async ({ deliveryId }, { logger }): Promise<RunAgain | { status: string }> => {
     const input = await deps.deliveries.findForDelivery(deliveryId);
     if (!input) return { status: "missing" };
-    const { delivery, event, registration, heldBack } = input;
+    const { delivery, event, registration, heldBack, heldBackUntil } = input;
     if (delivery.status !== "PENDING") return { status: delivery.status };
     if (registration.disabledAt) {
       await deps.deliveries.abandon(delivery.id);
       return { status: "ABANDONED" };
     }
-    if (heldBack) return runAgainIn(ORDER_WAIT_MS);
+    if (heldBack) return runAgainIn(orderWaitMs(heldBackUntil, deps.now()));
     const dueIn = (delivery.nextAttemptAt?.getTime() ?? 0) - deps.now();
     if (dueIn > 0) return runAgainIn(dueIn);
 
@@ -45,45 +52,62 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
     // switched yet still verifies (docs/webhooks.md, "Rotating a secret").
     const body = JSON.stringify(event.payload);
     const timestamp = new Date(deps.now());
-    const headers = signDelivery({
-      secret: openWebhookSecret(deps.keyring, registration),
-      previousSecret: openPreviousWebhookSecret(deps.keyring, registration, timestamp),
-      msgId: event.id,
-      timestamp,
-      body,
-    });
-    const result = await deps.http.post(registration.callbackUrl, body, { ...headers });
+    let headers: Record<string, string>;
+    try {
+      headers = {
+        ...signDelivery({
+          secret: openWebhookSecret(deps.keyring, registration),
+          previousSecret: openPreviousWebhookSecret(deps.keyring, registration, timestamp),
+          msgId: event.id,
+          timestamp,
+          body,
+        }),
+      };
+    } catch (e) {
+      // A secret that does not open (its key left WEBHOOK_SECRET_KEYS*, or the row was altered) is
+      // the operator's to mend, and nothing is sent unsigned. The attempt counts as failed on the
+      // schedule like any other, so the delivery retries (the key may come back) and then ends
+      // FAILED, instead of its job failing for ever and holding the transaction's later events.
+      logger.error({ err: e, eventId: event.id, eventCallbackId: registration.id }, "webhook not sent: the registration's secret does not open");
+      deps.onAttempt?.("unsigned");
+      return retryOrFail({ status: 0, durationMs: 0, error: "unsigned", message: "the relay could not open this registration's signing secret; an operator must restore its key" });
+    }
+    const result = await deps.http.post(registration.callbackUrl, body, headers);
     deps.onAttempt?.(deliveryResultOf(result));
-    const data = { durationMs: result.durationMs, ...("error" in result ? { error: `${result.error}: ${(result as { message: string }).message}` } : {}) };
-    // Fields for this attempt's log line (not a child logger: one per attempt costs more than the line;
-    // the job's logger already names the delivery).
-    const fields = { eventId: event.id, eventCallbackId: registration.id, responseStatus: result.status };
-
     if (result.status >= 200 && result.status < 300) {
-      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data, next: { status: "DELIVERED" } });
-      logger.info(fields, "webhook delivered");
+      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data: dataOf(result), next: { status: "DELIVERED" } });
+      logger.info(fieldsOf(result), "webhook delivered");
       return { status: "DELIVERED" };
     }
     if (result.status === 410) {
       // Disable first: that abandons every PENDING delivery to it in one statement. Marking this one
       // ABANDONED first would release a younger delivery it holds back, which could still be sent.
       await deps.callbacks.disable(registration.id, "the receiver answered 410 Gone");
-      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: 410, data, next: { status: "ABANDONED" } });
-      logger.warn(fields, "receiver answered 410: registration disabled");
+      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: 410, data: dataOf(result), next: { status: "ABANDONED" } });
+      logger.warn(fieldsOf(result), "receiver answered 410: registration disabled");
       return { status: "ABANDONED" };
     }
-    const delay = nextDelayMs(deps.retryScheduleMs, delivery.attempts + 1);
-    if (delay === null) {
-      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data, next: { status: "FAILED" } });
-      logger.warn(fields, "webhook not delivered; retries exhausted");
-      return { status: "FAILED" };
+    return retryOrFail(result);
+
+    /** A failed attempt: tried again on the schedule, FAILED once it has run out. */
+    async function retryOrFail(failed: Attempt): Promise<RunAgain | { status: string }> {
+      const delay = nextDelayMs(deps.retryScheduleMs, delivery.attempts + 1);
+      if (delay === null) {
+        await deps.deliveries.recordAttempt(delivery.id, { responseStatus: failed.status, data: dataOf(failed), next: { status: "FAILED" } });
+        logger.warn(fieldsOf(failed), "webhook not delivered; retries exhausted");
+        return { status: "FAILED" };
+      }
+      await deps.deliveries.recordAttempt(delivery.id, {
+        responseStatus: failed.status,
+        data: dataOf(failed),
+        next: { status: "PENDING", nextAttemptAt: new Date(deps.now() + delay) },
+      });
+      logger.info({ ...fieldsOf(failed), retryInMs: delay }, "webhook not delivered; will retry");
+      return runAgainIn(delay);
     }
-    await deps.deliveries.recordAttempt(delivery.id, {
-      responseStatus: result.status,
-      data,
-      next: { status: "PENDING", nextAttemptAt: new Date(deps.now() + delay) },
-    });
-    logger.info({ ...fields, retryInMs: delay }, "webhook not delivered; will retry");
-    return runAgainIn(delay);
+    /** Fields for an attempt's log line (not a child logger: one per attempt costs more than the line; the job's logger names the delivery). */
+    function fieldsOf(attempt: Attempt) {
+      return { eventId: event.id, eventCallbackId: registration.id, responseStatus: attempt.status };
+    }
   };
 }

@@ -64,6 +64,7 @@ describe("findForDelivery", () => {
       },
       registration: stored,
       heldBack: false,
+      heldBackUntil: null,
     });
     expect(found?.registration.encryptedSecret).toMatch(/^v1\./);
     expect(await ctx.deliveries.findForDelivery(randomUUID())).toBeNull();
@@ -84,6 +85,18 @@ describe("findForDelivery: heldBack", () => {
     // A delivery that was given up on does not hold later ones back.
     await ctx.deliveries.markFailed(submitted.id);
     expect(await older(confirmed)).toBe(false);
+  });
+
+  test("heldBackUntil is the earliest next attempt of the deliveries holding it back", async () => {
+    const { deliveries } = await threeStatuses();
+    const [pending, submitted, confirmed] = deliveries as [WebhookDeliveryRecord, WebhookDeliveryRecord, WebhookDeliveryRecord];
+    const inAnHour = new Date(Date.now() + 60 * 60_000);
+    const inTwoHours = new Date(Date.now() + 2 * 60 * 60_000);
+    await ctx.deliveries.recordAttempt(pending.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "PENDING", nextAttemptAt: inTwoHours } });
+    await ctx.deliveries.recordAttempt(submitted.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "PENDING", nextAttemptAt: inAnHour } });
+    const until = async (d: WebhookDeliveryRecord) => (await ctx.deliveries.findForDelivery(d.id))?.heldBackUntil;
+
+    expect([await until(pending), await until(submitted), await until(confirmed)]).toEqual([null, inTwoHours, inAnHour]);
   });
 
   test("only the same transaction's deliveries to the same registration hold a delivery back", async () => {

@@ -25,6 +25,8 @@ export interface DeliveryInput {
    * one waits, so a receiver sees a transaction's statuses in order.
    */
   heldBack: boolean;
+  /** When the earliest of the deliveries holding this one back is next tried (null if none is). */
+  heldBackUntil: Date | null;
 }
 
 /** What the delivery becomes after an attempt. */
@@ -59,6 +61,7 @@ type DeliveryRow = WebhookDeliveryRecord & {
   disabledAt: Date | null;
   disabledReason: string | null;
   heldBack: boolean;
+  heldBackUntil: Date | null;
 };
 
 const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
@@ -77,6 +80,7 @@ const toDeliveryInput = (row: DeliveryRow): DeliveryInput => ({
     disabledReason: row.disabledReason,
   },
   heldBack: row.heldBack,
+  heldBackUntil: row.heldBackUntil,
 });
 
 export interface WebhookDeliveryRepositoryOptions {

@@ -60,7 +60,8 @@ export const CLAIM_UNDISPATCHED = `
  * ABANDONED deliveries hold nothing back; a delivery without a subject is never held back. The
  * check walks (event_callback_id, subject) of webhook_delivery, a transaction's few deliveries to
  * one registration, and looks up the event of each PENDING one by its key: no created_at bound,
- * which would be wrong where created_at ties or runs against commit order.
+ * which would be wrong where created_at ties or runs against commit order. `heldBackUntil`: the
+ * earliest next attempt of the deliveries holding it back (null when none is).
  */
 export const FIND_FOR_DELIVERY = `
   SELECT ${DELIVERY_COLUMNS},
@@ -68,14 +69,17 @@ export const FIND_FOR_DELIVERY = `
          cb.callback_url AS "callbackUrl", cb.encrypted_secret AS "encryptedSecret", cb.created_at AS "callbackCreatedAt",
          cb.previous_encrypted_secret AS "previousEncryptedSecret", cb.previous_secret_expires_at AS "previousSecretExpiresAt",
          cb.disabled_at AS "disabledAt", cb.disabled_reason AS "disabledReason",
-         d.subject IS NOT NULL AND EXISTS (
-           SELECT 1 FROM webhook_delivery o JOIN event oe ON oe.id = o.event_id
-            WHERE o.event_callback_id = d.event_callback_id AND o.subject = d.subject AND o.status = 'PENDING'
-              AND oe.seq < e.seq
-         ) AS "heldBack"
+         h.holders > 0 AS "heldBack", h.due AS "heldBackUntil"
     FROM webhook_delivery d
     JOIN event e ON e.id = d.event_id
     JOIN event_callback cb ON cb.id = d.event_callback_id
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS holders, min(o.next_attempt_at) AS due
+        FROM webhook_delivery o JOIN event oe ON oe.id = o.event_id
+       WHERE d.subject IS NOT NULL
+         AND o.event_callback_id = d.event_callback_id AND o.subject = d.subject AND o.status = 'PENDING'
+         AND oe.seq < e.seq
+    ) h
    WHERE d.id = ANY($1::uuid[])`;
 
 /**

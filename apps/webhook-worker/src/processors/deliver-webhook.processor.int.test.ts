@@ -1,0 +1,104 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createLogger } from "@relay/core";
+import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository, type WebhookDeliveryRecord } from "@relay/db";
+import { RunAgain, type Job } from "@relay/queue";
+import { createProjectFixture, testKek } from "@relay/testing";
+import { createSafeHttpClient, sealWebhookSecret } from "@relay/webhooks";
+import { ownBackends, type OwnBackends } from "../../test/support";
+import { createDeliverWebhookProcessor } from "./deliver-webhook.processor";
+
+const keyring = { activeKeyId: "current", keys: new Map([["current", randomBytes(32)]]) };
+/** A keyring the worker no longer has: what an operator dropping a key from WEBHOOK_SECRET_KEYS_PREVIOUS leaves. */
+const droppedKeyring = { activeKeyId: "dropped", keys: new Map([["dropped", randomBytes(32)]]) };
+const context = { job: {} as Job, logger: createLogger({ name: "deliver-processor-test", level: "silent" }) };
+const SCHEDULE = [60_000, 60_000];
+
+describe("deliverWebhook processor", () => {
+  let b: OwnBackends;
+  // Nothing here reaches a receiver: the registrations point at an address nobody listens on.
+  const http = createSafeHttpClient({ allowPrivateNetworks: true, connectTimeoutMs: 500, totalTimeoutMs: 1000 });
+  let now = 0;
+
+  beforeAll(async () => {
+    b = await ownBackends("deliver-processor", 2);
+  });
+  afterAll(async () => {
+    http.close();
+    await b?.close();
+  });
+
+  const processor = () =>
+    createDeliverWebhookProcessor({
+      deliveries: createWebhookDeliveryRepository(b.pool),
+      callbacks: createEventCallbackRepository({ sql: b.pool, db: b.db }),
+      http,
+      keyring,
+      retryScheduleMs: SCHEDULE,
+      now: () => now,
+    });
+
+  /** A registration whose secret was sealed with `sealedWith`, and two status changes of one transaction dispatched to it: [older, younger]. */
+  async function twoEventsOfOneTransaction(sealedWith = keyring): Promise<[WebhookDeliveryRecord, WebhookDeliveryRecord]> {
+    const project = await createProjectFixture(b.db, testKek(), { wallets: 0 });
+    const registration = await createEventCallbackRepository({ sql: b.pool, db: b.db }).create({
+      projectId: project.projectId,
+      eventType: "TransactionStatusChange",
+      callbackUrl: "http://127.0.0.1:9/hook",
+      sealSecret: (id) => sealWebhookSecret(sealedWith, id, "whsec_dGVzdHNlY3JldA=="),
+    });
+    const subject = randomUUID();
+    for (const status of ["PENDING", "SUBMITTED"]) {
+      await b.pool.query(
+        `INSERT INTO event (id, project_id, event_type, subject, payload, created_at) VALUES (gen_random_uuid(), $1, 'TransactionStatusChange', $2, $3, now())`,
+        [project.projectId, subject, JSON.stringify({ status })],
+      );
+    }
+    const claimed = (await createEventDispatchRepository(b.pool).claimUndispatched(10)).filter((d) => d.eventCallbackId === registration.id);
+    expect(claimed).toHaveLength(2);
+    return claimed as [WebhookDeliveryRecord, WebhookDeliveryRecord];
+  }
+
+  const statsOf = async (deliveryId: string) =>
+    (await b.pool.query(`SELECT response_status AS "responseStatus", data FROM event_callback_stat WHERE delivery_id = $1 ORDER BY id`, [deliveryId])).rows;
+
+  test("a delivery held back by an older one waiting for its retry waits until just after that retry, at most a minute", async () => {
+    const [older, younger] = await twoEventsOfOneTransaction();
+    now = Date.now() + 1000; // both are due
+    const deliveries = createWebhookDeliveryRepository(b.pool);
+
+    // The older one is being tried (due now): look again in 250 ms.
+    expect(await processor()({ v: 1, deliveryId: younger.id }, context)).toEqual(new RunAgain(250));
+
+    await deliveries.recordAttempt(older.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "PENDING", nextAttemptAt: new Date(now + 10_000) } });
+    expect(await processor()({ v: 1, deliveryId: younger.id }, context)).toEqual(new RunAgain(10_250));
+
+    await deliveries.recordAttempt(older.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "PENDING", nextAttemptAt: new Date(now + 3_600_000) } });
+    expect(await processor()({ v: 1, deliveryId: younger.id }, context)).toEqual(new RunAgain(60_000));
+    expect(await statsOf(younger.id)).toEqual([]);
+  });
+
+  test("a registration whose secret does not open: nothing is sent, each attempt is a status-0 stats entry on the schedule, then FAILED", async () => {
+    const [older, younger] = await twoEventsOfOneTransaction(droppedKeyring);
+    now = Date.now() + 1000; // both are due
+    const deliveries = createWebhookDeliveryRepository(b.pool);
+
+    const first = await processor()({ v: 1, deliveryId: older.id }, context);
+    expect(first).toBeInstanceOf(RunAgain);
+    expect((first as RunAgain).delayMs).toBeGreaterThanOrEqual(SCHEDULE[0]! * 0.8);
+    const afterFirst = await deliveries.findForDelivery(older.id);
+    expect(afterFirst?.delivery).toMatchObject({ status: "PENDING", attempts: 1 });
+
+    now = afterFirst!.delivery.nextAttemptAt!.getTime();
+    await processor()({ v: 1, deliveryId: older.id }, context);
+    now += 2 * SCHEDULE[1]!;
+    expect(await processor()({ v: 1, deliveryId: older.id }, context)).toEqual({ status: "FAILED" });
+
+    const stats = await statsOf(older.id);
+    expect(stats.map((s) => s.responseStatus)).toEqual([0, 0, 0]);
+    expect(stats[0].data.error).toMatch(/^unsigned: the relay could not open this registration's signing secret/);
+    // Nothing about the key it needs goes to the project.
+    expect(JSON.stringify(stats)).not.toMatch(/dropped|WEBHOOK_SECRET/);
+    // The transaction's later event is no longer held back by it.
+    expect((await deliveries.findForDelivery(younger.id))?.heldBack).toBe(false);
+  });
+});
