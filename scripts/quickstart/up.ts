@@ -66,7 +66,9 @@ async function main() {
 
   const db = createDatabase({ url: config.databaseUrl });
   const workerEnv = { ...process.env, KEY_ENCRYPTION_KEY: kek.key };
-  const webhookEnv: NodeJS.ProcessEnv = { ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key };
+  // The quick start is for one machine: its webhooks may go to a receiver on it (the example
+  // receiver, a tunnel), unless the caller says otherwise. A deployment sets this itself.
+  const webhookEnv: NodeJS.ProcessEnv = { WEBHOOK_ALLOW_PRIVATE: "true", ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key };
   delete webhookEnv.KEY_ENCRYPTION_KEY;
   const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain);
   await db.$disconnect();
@@ -107,6 +109,9 @@ async function main() {
       `  Wallet:         ${demo.walletAddress} (${demo.balanceEth} ETH on chain ${demo.chainId})`,
       `  API key:        ${demo.apiKey}`,
       "  Logs:           .dev/logs/",
+      webhookEnv.WEBHOOK_ALLOW_PRIVATE === "true"
+        ? "  Webhooks:       may go to loopback and private addresses on this machine (WEBHOOK_ALLOW_PRIVATE=true; never in production)"
+        : "  Webhooks:       public addresses only (WEBHOOK_ALLOW_PRIVATE is not true)",
       `  Metrics:        ${baseUrl}/metrics`,
       config.adminToken
         ? `  Queues:         ${baseUrl}/admin/queues   (password: your ADMIN_TOKEN)`

@@ -50,6 +50,16 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
+  test("webhooks go to loopback and private networks only with WEBHOOK_ALLOW_PRIVATE=true, whatever NODE_ENV says", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    for (const NODE_ENV of [undefined, "development", "test", "production"]) {
+      const env = NODE_ENV ? { WEBHOOK_SECRET_KEY, NODE_ENV } : { WEBHOOK_SECRET_KEY };
+      expect({ NODE_ENV, allowed: loadWebhookWorkerConfig(env).allowPrivateNetworks }).toEqual({ NODE_ENV, allowed: false });
+      expect(loadWebhookWorkerConfig({ ...env, WEBHOOK_ALLOW_PRIVATE: "false" }).allowPrivateNetworks).toBe(false);
+      expect(loadWebhookWorkerConfig({ ...env, WEBHOOK_ALLOW_PRIVATE: "true" }).allowPrivateNetworks).toBe(true);
+    }
+  });
+
   it("accepts a hash-tagged queue prefix for Redis Cluster", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, QUEUE_PREFIX: "{relay}" }).queuePrefix).toBe("{relay}");

@@ -165,7 +165,8 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     webhookKeyring: toWebhookKeyring(v),
     metrics: toWorkerMetrics(v),
     concurrency: v.WEBHOOK_CONCURRENCY,
-    allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE === undefined ? v.NODE_ENV !== "production" : v.WEBHOOK_ALLOW_PRIVATE === "true",
+    // Only when asked for by name: a deployment that forgot NODE_ENV must not be open to SSRF.
+    allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE === "true",
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,

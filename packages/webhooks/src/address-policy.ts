@@ -36,3 +36,20 @@ export function nonPublicRange(address: string): string | null {
 }
 
 export const isPublicUnicast = (address: string): boolean => nonPublicRange(address) === null;
+
+/**
+ * The ranges `WEBHOOK_ALLOW_PRIVATE=true` lets through: the machine itself and the networks a
+ * receiver of one's own lives on (RFC 1918, IPv6 unique-local, CGNAT). Link-local, with the cloud
+ * metadata service at 169.254.169.254 in it, stays refused even then: no receiver lives there, and
+ * it hands out credentials.
+ */
+const PRIVATE_NETWORK_RANGES = new Set(["loopback", "private", "uniqueLocal", "carrierGradeNat"]);
+
+/**
+ * null when a webhook may go to `address`, otherwise why not: public unicast only, or with
+ * `allowPrivateNetworks` also loopback and private networks (never link-local or metadata).
+ */
+export function refusedRange(address: string, allowPrivateNetworks: boolean): string | null {
+  const range = nonPublicRange(address);
+  return range !== null && allowPrivateNetworks && PRIVATE_NETWORK_RANGES.has(range) ? null : range;
+}

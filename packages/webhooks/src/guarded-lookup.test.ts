@@ -15,11 +15,24 @@ describe("guardedLookup", () => {
       for (const all of [false, true]) {
         const { err, address: handedOn } = await resolve(guardedLookup(fixedLookup([address])), all);
         expect(err).toBeInstanceOf(RefusedAddressError);
-        expect(err?.message).toContain(address);
+        expect((err as RefusedAddressError).address).toBe(address);
+        // The message goes to the project's stats: it names the range, never the address.
+        expect(err?.message).toMatch(/^receiver\.example resolves to an address that is not public \(\w+\)$/);
+        expect(err?.message).not.toContain(address);
         expect(handedOn).toBe("");
       }
     },
   );
+
+  it("with private networks allowed, lets loopback, private, unique-local and CGNAT answers through, never link-local or metadata", async () => {
+    for (const address of ["127.0.0.1", "::1", "10.0.0.1", "::ffff:10.0.0.1", "fd00::1", "100.64.0.1"]) {
+      expect({ address, result: await resolve(guardedLookup(fixedLookup([address]), true), false) }).toEqual({ address, result: { err: null, address } });
+    }
+    for (const address of ["169.254.169.254", "fe80::1", "0.0.0.0", "224.0.0.1"]) {
+      const { err } = await resolve(guardedLookup(fixedLookup([address]), true), false);
+      expect({ address, refused: err instanceof RefusedAddressError }).toEqual({ address, refused: true });
+    }
+  });
 
   it("refuses the whole answer when any address in it is private", async () => {
     const { err } = await resolve(guardedLookup(fixedLookup(["93.184.215.14", "10.0.0.1"])), true);

@@ -1,8 +1,12 @@
 import { lookup as dnsLookup } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { nonPublicRange } from "./address-policy";
+import { refusedRange } from "./address-policy";
 
-/** A destination that is not public unicast; the socket is destroyed before it connects. */
+/**
+ * A destination that is not allowed; the socket is destroyed before it connects. The message
+ * names the range but not the address: it ends up in the stats a project reads, and a project must
+ * not learn what the relay's own network resolves names to (which internal names exist, and where).
+ */
 export class RefusedAddressError extends Error {
   readonly code = "ERR_REFUSED_ADDRESS";
 
@@ -11,7 +15,7 @@ export class RefusedAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    super(`${host} resolves to ${address} (${range}), which is not a public address`);
+    super(`${host} resolves to an address that is not public (${range})`);
     this.name = "RefusedAddressError";
   }
 }
@@ -24,7 +28,7 @@ export class RefusedAddressError extends Error {
  * happy-eyeballs connect asks for), one refused address refuses them all: a name that mixes public
  * and private answers is not a receiver we want to reach by luck of ordering.
  */
-export function guardedLookup(base: LookupFunction = dnsLookup as LookupFunction): LookupFunction {
+export function guardedLookup(base: LookupFunction = dnsLookup as LookupFunction, allowPrivateNetworks = false): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);
@@ -33,7 +37,7 @@ export function guardedLookup(base: LookupFunction = dnsLookup as LookupFunction
       // never gives one, an injected one might.
       if (answers.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "");
       for (const answer of answers) {
-        const range = nonPublicRange(answer);
+        const range = refusedRange(answer, allowPrivateNetworks);
         // The refused answer is not handed on, so nothing downstream can connect to it by mistake.
         if (range !== null) return callback(new RefusedAddressError(hostname, answer, range), "");
       }

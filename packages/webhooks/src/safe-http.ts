@@ -1,13 +1,13 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { nonPublicRange } from "./address-policy";
+import { refusedRange } from "./address-policy";
 import { guardedLookup } from "./guarded-lookup";
 import { hostAddress, parseHttpUrl } from "./http-url";
 import { classifyFailure, type RequestPhase, type SafeHttpFailure, type SafeHttpFailureKind } from "./safe-http-failure";
 
 export interface SafeHttpOptions {
-  /** Let loopback and private destinations through: tests and local development only. */
+  /** Let loopback and private-network destinations through (never link-local or metadata): tests and local development only. */
   allowPrivateNetworks: boolean;
   /** From the start until the TCP connection is up, name resolution included. */
   connectTimeoutMs?: number;
@@ -64,7 +64,7 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
     totalTimeoutMs: options.totalTimeoutMs ?? 10_000,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
-    lookup: options.allowPrivateNetworks ? options.lookup : guardedLookup(options.lookup),
+    lookup: guardedLookup(options.lookup, options.allowPrivateNetworks),
   };
   // Connections are kept between deliveries to the same receiver: a new TCP (and TLS) connection
   // per delivery was a fifth of the worker's CPU under load. Only the guarded lookup opens them, so
@@ -79,7 +79,7 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
       if (!parsed.url) return failure(started, { error: "bad-url", message: `the URL ${parsed.problem}` });
       // An IP literal is connected to as written, without a lookup, so it is checked here.
       const literal = hostAddress(parsed.url);
-      const range = literal === null || options.allowPrivateNetworks ? null : nonPublicRange(literal);
+      const range = literal === null ? null : refusedRange(literal, options.allowPrivateNetworks);
       if (range !== null) return failure(started, { error: "refused-address", message: `${literal} (${range}) is not a public address` });
       const agent = agents[parsed.url.protocol as keyof typeof agents];
       const result = await send(parsed.url, body, headers, settings, started, agent);
