@@ -44,7 +44,7 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
     hash: keccak256(raw),
     rawTransaction: Buffer.from(raw.slice(2), "hex"),
   });
-  await broadcast(provider, filler);
-  logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder }, "filled an abandoned nonce with a self-transfer");
+  const outcome = await broadcast(provider, filler);
+  logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder, broadcast: outcome.kind }, "filled an abandoned nonce with a self-transfer");
   return true;
 }

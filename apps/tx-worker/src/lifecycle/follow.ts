@@ -2,7 +2,7 @@ import { bumpFees } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
-import { broadcast } from "./broadcast";
+import { broadcast, type BroadcastOutcome } from "./broadcast";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { fillGapIfAbandoned } from "./fill-gap";
 import { checkBalance } from "./check-balance";
@@ -13,6 +13,23 @@ import type { MinedReceipt } from "../chain/receipt-index";
 const CAPPED = "the chain's fee cap leaves no room for a replacement 12.5 % higher";
 
 type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
+
+/** The node has these bytes (or their nonce is used): the attempt counts as broadcast. */
+const taken = (outcome: BroadcastOutcome): boolean => outcome.kind === "sent" || outcome.kind === "nonce-used";
+
+function replacementNote(outcome: BroadcastOutcome): string {
+  switch (outcome.kind) {
+    case "sent":
+    case "nonce-used":
+      return "replaced with higher fees";
+    case "insufficient-funds":
+      return "a replacement with higher fees is signed, but the wallet cannot pay for it yet";
+    case "underpriced":
+      return `the node refused a replacement with higher fees as still too low (${outcome.message}); the next one is priced higher`;
+    case "rejected":
+      return `the node refused a replacement with higher fees (${outcome.message}); the earlier attempt stays out there`;
+  }
+}
 
 async function minedAttempt(view: ChainView, attempts: AttemptRecord[]): Promise<Mined | null> {
   // Any attempt may be the one mined (a replacement can lose to the original); newest first.
@@ -78,7 +95,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   }
 
   const latest = attempts[attempts.length - 1]!;
-  if (!latest.broadcastAt && (await broadcast(provider, latest)).kind !== "insufficient-funds") {
+  if (!latest.broadcastAt && taken(await broadcast(provider, latest))) {
     await deps.transactions.markAttemptBroadcast(latest.hash);
   }
   const age = deps.now() - latest.createdAt.getTime();
@@ -124,16 +141,16 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const wallet = await deps.wallets.findByAddress(tx.fromAddress);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} no longer exists`);
   const replacement = await signAttempt(deps, { ...tx, fromAddress: tx.fromAddress, nonce: tx.nonce }, wallet.id, latest.gasLimit, fees);
-  // A broadcast that throws (transient) leaves the attempt unsent; the next run sends it.
+  // A broadcast that throws (transient) leaves the attempt unsent; the next run sends it. One the
+  // node refuses is not sent either: the earlier attempts stay out there, and the next stuck
+  // period prices a new one from this one.
   const outcome = await broadcast(provider, replacement);
-  const sent = outcome.kind !== "insufficient-funds";
+  const sent = taken(outcome);
   if (sent) await deps.transactions.markAttemptBroadcast(replacement.hash);
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "SUBMITTED",
     to: "SUBMITTED",
-    reason: sent
-      ? `not mined after ${Math.round(age / 1000)} s; replaced with higher fees`
-      : `not mined after ${Math.round(age / 1000)} s; a replacement with higher fees is signed, but the wallet cannot pay for it yet`,
+    reason: `not mined after ${Math.round(age / 1000)} s; ${replacementNote(outcome)}`,
     set: { hash: sent ? replacement.hash : latest.hash },
   });
   logger.info({ previous: latest.hash, replacement: replacement.hash }, "stuck transaction replaced");

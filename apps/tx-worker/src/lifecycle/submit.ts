@@ -1,10 +1,10 @@
-import { maxGasCost } from "@relay/chain";
+import { bumpFees, maxGasCost } from "@relay/chain";
 import { AppError } from "@relay/core";
-import type { MoveFields, TransactionRecord } from "@relay/db";
+import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
 import { chooseSender } from "./choose-sender";
-import { signAttempt } from "./sign-attempt";
+import { feesOf, signAttempt } from "./sign-attempt";
 import { walletOrder } from "./wallet-choice";
 import type { StepContext, StepDeps } from "./deps";
 
@@ -66,6 +66,16 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
     await pause(`wallet ${attempt.fromAddress} cannot pay: ${outcome.message}`, { fromAddress: attempt.fromAddress, nonce: attempt.nonce, gasLimit: attempt.gasLimit });
     return runAgainIn(chain.blockTimeMs);
   }
+  if (outcome.kind === "underpriced") return reprice(deps, tx, attempt, outcome.message, { logger });
+  if (outcome.kind === "rejected") {
+    // Unless the nonce is used already (by these bytes after all, from another node), nothing
+    // will ever send this transaction: FAILED, and its nonce is the gap filler's.
+    if (BigInt(await provider.getTransactionCount(attempt.fromAddress, "latest")) <= attempt.nonce) {
+      await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "FAILED", reason: `the node refused the signed transaction: ${outcome.message}` });
+      logger.warn({ hash: attempt.hash, nonce: attempt.nonce.toString() }, "signed transaction refused for good; FAILED");
+      return "done";
+    }
+  }
   // "nonce too low" after our own broadcast: following receipts decides whether it was ours.
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "PENDING",
@@ -74,4 +84,35 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
     markBroadcast: attempt.hash,
   });
   return runAgainIn(chain.blockTimeMs);
+}
+
+const CAPPED = "the chain's fee cap leaves no room for fees the node takes";
+
+/**
+ * The node refused the stored attempt on its fees: priced before the base fee rose (signed, then
+ * paused until the wallet was funded), or under what the node's pool takes. Sending the same bytes
+ * again never helps, so a new attempt at the same nonce is signed, priced for now and at least
+ * 12.5 % above the refused one, within the chain's caps, and stored; the next run broadcasts it.
+ * With no room under the caps, the history says so (once) and the transaction waits a stuck period.
+ */
+async function reprice(deps: StepDeps, tx: TransactionRecord, refused: AttemptRecord, message: string, { logger }: StepContext): Promise<RunAgain> {
+  const { record: chain, view } = await deps.chains.get(tx.chainId);
+  const fees = bumpFees(feesOf(refused), await view.fees(), chain);
+  if (!fees) {
+    logger.warn({ hash: refused.hash }, "signed transaction refused on its fees, and the chain's fee cap leaves no room for more");
+    const history = await deps.transactions.history(tx.projectId, tx.id);
+    if (!history[history.length - 1]?.reason?.includes(CAPPED)) {
+      await deps.transactions.move(tx.projectId, tx.id, {
+        from: "PENDING",
+        to: "PENDING",
+        reason: `the node refused the signed transaction (${message}); ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}): waiting`,
+      });
+    }
+    return runAgainIn(chain.stuckAfterSeconds * 1000);
+  }
+  const wallet = await deps.wallets.findByAddress(refused.fromAddress);
+  if (!wallet) throw new AppError("INTERNAL", `wallet ${refused.fromAddress} no longer exists`);
+  const next = await signAttempt(deps, { ...tx, fromAddress: refused.fromAddress, nonce: refused.nonce }, wallet.id, refused.gasLimit, fees);
+  logger.info({ refused: refused.hash, replacement: next.hash, reason: message }, "signed transaction refused on its fees; signed again with higher fees");
+  return runAgainIn(0);
 }

@@ -40,4 +40,30 @@ describe("classifyRpcError", () => {
     expect(classifyRpcError(rpcErrorOf("eth_sendRawTransaction", { code: -32000, message: "already known" })).kind).toBe("already-known");
     expect(classifyRpcError(rpcErrorOf("eth_sendRawTransaction", { code: -32603, message: "internal error" })).kind).toBe("transient");
   });
+
+  it("calls a refusal on fees underpriced, whatever the node's wording: new bytes with higher fees are the answer", () => {
+    for (const error of [
+      { code: -32000, message: "replacement transaction underpriced" },
+      { code: -32000, message: "transaction underpriced" },
+      { code: -32003, message: "max fee per gas less than block base fee" }, // anvil (seen)
+      { code: -32000, message: "max fee per gas less than block base fee: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, maxFeePerGas: 1, baseFee: 7" }, // geth
+      { code: -32000, message: "fee cap less than block base fee: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, gasFeeCap: 1 baseFee: 7" }, // erigon
+    ]) {
+      expect({ error, kind: classifyRpcError(rpcErrorOf("eth_sendRawTransaction", error)).kind }).toEqual({ error, kind: "underpriced" });
+    }
+  });
+
+  it("calls a refusal that no retry or fee changes rejected, and anything it does not know transient", () => {
+    for (const error of [
+      { code: -32000, message: "intrinsic gas too high -- tx.gas_limit > env.block.gas_limit" }, // anvil (seen)
+      { code: -32000, message: "exceeds block gas limit" },
+      { code: -32000, message: "intrinsic gas too low" },
+      { code: -32000, message: "tx fee (1.50 ether) exceeds the configured cap (1.00 ether)" },
+      { code: -32000, message: "oversized data" },
+      { code: -32000, message: "invalid chain id for signer" },
+    ]) {
+      expect({ error, kind: classifyRpcError(rpcErrorOf("eth_sendRawTransaction", error)).kind }).toEqual({ error, kind: "rejected" });
+    }
+    expect(classifyRpcError(rpcErrorOf("eth_sendRawTransaction", { code: -32000, message: "something new went wrong" })).kind).toBe("transient");
+  });
 });

@@ -11,7 +11,26 @@ export type RpcRefusal =
   | { kind: "nonce-too-low"; message: string }
   | { kind: "already-known"; message: string }
   | { kind: "underpriced"; message: string }
+  | { kind: "rejected"; message: string }
   | { kind: "transient"; message: string };
+
+/**
+ * A node's refusal of signed bytes on their fees: below the pool's minimum, below the block's base
+ * fee (geth "max fee per gas less than block base fee", anvil the same with code -32003, erigon
+ * "fee cap less than block base fee"), or not enough above the transaction it would replace. New
+ * bytes with higher fees at the same nonce are the answer; the same bytes never will be.
+ */
+const UNDERPRICED = /underpriced|less than block base fee|fee ?cap (too low|less than)|max fee per gas less than|gas price too low|fee too low/;
+
+/**
+ * A node's refusal of signed bytes that no retry of them, and no higher fee, changes: a gas limit
+ * above the block's (geth "exceeds block gas limit", anvil "tx.gas_limit > env.block.gas_limit"),
+ * below the intrinsic gas, a fee above the node's RPC cap (geth "tx fee (…) exceeds the configured
+ * cap"), data too large, a wrong chain id. Matched on wording only these: anything unknown stays
+ * transient.
+ */
+const REJECTED =
+  /exceeds block gas limit|gas_limit > env\.block\.gas_limit|intrinsic gas too (low|high)|exceeds the configured cap|oversized data|invalid chain ?id|chain ?id mismatch|only replay-protected/;
 
 const messageOf = (e: unknown): string => {
   const error = toError(e) as Error & { shortMessage?: string; info?: { error?: { message?: string } } };
@@ -28,7 +47,8 @@ export function classifyRpcError(e: unknown): RpcRefusal {
   if (lower.includes("already known") || lower.includes("known transaction") || lower.includes("already imported")) {
     return { kind: "already-known", message };
   }
-  if (isError(e, "REPLACEMENT_UNDERPRICED") || lower.includes("underpriced")) return { kind: "underpriced", message };
+  if (isError(e, "REPLACEMENT_UNDERPRICED") || UNDERPRICED.test(lower)) return { kind: "underpriced", message };
+  if (REJECTED.test(lower)) return { kind: "rejected", message };
   if (isError(e, "CALL_EXCEPTION") && isServerFault(e)) return { kind: "transient", message };
   if (isError(e, "CALL_EXCEPTION") || lower.includes("execution reverted") || lower.includes("revert")) {
     return { kind: "reverted", reason: revertReason(e, message) };

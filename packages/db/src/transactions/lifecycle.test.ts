@@ -12,7 +12,7 @@ import {
 
 // docs/transactions.md, "Lifecycle", written out again on purpose: the test is the second copy.
 const DOCUMENTED: Record<TransactionStatus, TransactionStatus[]> = {
-  PENDING: ["SUBMITTED", "INVALID", "PAUSED", "FAILED"],
+  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED"],
   PAUSED: ["PENDING", "FAILED"],
   SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED"],
   CONFIRMED: [],
@@ -40,9 +40,10 @@ test("final statuses are CONFIRMED, REVERTED, INVALID and FAILED; the others are
   for (const status of TRANSACTION_STATUSES) expect(isFinal(status)).toBe(FINAL_STATUSES.includes(status));
 });
 
-test("a replacement (SUBMITTED → SUBMITTED) is a move; staying in any other status is not", () => {
+test("a replacement (SUBMITTED → SUBMITTED) and the note of a repricing with no room (PENDING → PENDING) are moves; staying in any other status is not", () => {
   expect(canMove("SUBMITTED", "SUBMITTED")).toBe(true);
-  for (const status of TRANSACTION_STATUSES.filter((s) => s !== "SUBMITTED")) expect(canMove(status, status)).toBe(false);
+  expect(canMove("PENDING", "PENDING")).toBe(true);
+  for (const status of TRANSACTION_STATUSES.filter((s) => s !== "SUBMITTED" && s !== "PENDING")) expect(canMove(status, status)).toBe(false);
 });
 
 test("assertCanMove refuses a move outside the table with a non-retryable INTERNAL error", () => {

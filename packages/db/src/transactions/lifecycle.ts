@@ -12,7 +12,9 @@ export const TRANSACTION_STATUSES: readonly TransactionStatus[] = Object.values(
 
 // Typed over every status, so a status added to the enum does not compile until it is placed here.
 const MOVES: { readonly [S in TransactionStatus]: readonly TransactionStatus[] } = {
-  PENDING: ["SUBMITTED", "INVALID", "PAUSED", "FAILED"],
+  // PENDING → PENDING is the note that the node refused the signed attempt on its fees and the
+  // chain's fee cap leaves no room for a new one.
+  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED"],
   // Back to PENDING when the wallet is funded again.
   PAUSED: ["PENDING", "FAILED"],
   // SUBMITTED → SUBMITTED is a replacement attempt with the same nonce and higher fees, or the

@@ -290,7 +290,7 @@ describe("move", () => {
 
     for (const [from, to] of [
       ["PENDING", "CONFIRMED"],
-      ["PENDING", "PENDING"],
+      ["PAUSED", "PAUSED"],
       ["CONFIRMED", "PENDING"],
       ["FAILED", "PENDING"],
       ["PAUSED", "SUBMITTED"],
