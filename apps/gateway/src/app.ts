@@ -111,6 +111,7 @@ export function createApp(deps: GatewayDeps): Express {
     transactionRoutes({
       logger: deps.logger,
       readTransaction: createTransactionSnapshots(deps.sql),
+      transactionExists: async (projectId, id) => (await transactions.findById(projectId, id)) !== null,
       sendTransaction: createSendTransactionService({
         transactions,
         chains: createChainRepository(db),

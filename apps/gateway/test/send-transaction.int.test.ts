@@ -116,6 +116,16 @@ describe("sendTransaction to finality on anvil", () => {
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ transactionId: requestId, message: expect.stringMatching(/already used/) });
 
+    // Whether the body matches or not: also a body that would be a 400 now (a retry after the
+    // chain was removed, an argument that no longer fits) learns its request was accepted.
+    for (const broken of [{ chainId: 999_999 }, { args: { x: "ten" } }, { functionSignature: "nope(" }, { extra: 1 }]) {
+      const res = await send({ requestId: requestId.toUpperCase(), functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 }, ...broken });
+      expect([JSON.stringify(broken), res.status, res.body.transactionId]).toEqual([JSON.stringify(broken), 409, requestId]);
+    }
+    // A new requestId with such a body is still the 400 that names the problem.
+    const fresh = await send({ requestId: randomUUID(), chainId: 999_999, functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } });
+    expect([fresh.status, fresh.body.message]).toEqual([400, expect.stringMatching(/chainId 999999 is not configured/)]);
+
     const racer = randomUUID();
     const results = await Promise.all(Array.from({ length: 10 }, () => send({ requestId: racer, functionSignature: "alwaysReverts(uint256 x)", args: { x: 2 } })));
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);

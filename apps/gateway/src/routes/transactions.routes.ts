@@ -5,7 +5,7 @@ import type { ReadTransactionSnapshot } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds, requestIdOf } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
-import type { SendTransactionService } from "../services/send-transaction.service";
+import { duplicateRequest, type SendTransactionService } from "../services/send-transaction.service";
 import { sendTransactionRequest, transactionParams } from "./transactions.schema";
 import { toTransactionResponse } from "./transactions.response";
 
@@ -14,6 +14,8 @@ export interface TransactionRoutesDeps {
   sendTransaction: SendTransactionService;
   /** A transaction with its history and attempts, read as of one moment. */
   readTransaction: ReadTransactionSnapshot;
+  /** Whether the project has a transaction with this id. */
+  transactionExists: (projectId: string, id: string) => Promise<boolean>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -32,13 +34,32 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
     if ("requestId" in body && (typeof body.requestId !== "string" || !UUID.test(body.requestId))) {
       throw new AppError("INVALID_REQUEST_ID", "requestId must be a UUID (e.g. 123e4567-e89b-42d3-a456-426614174000), or omitted");
     }
-    const request = parseOr(sendTransactionRequest, body);
-    assertProjectAccess(principal, request.projectId);
-    // The transaction's id is its requestId, or a new one: known now, so the log line names it.
-    const transactionId = request.requestId ?? randomUUID();
-    linkLogIds(res, { transactionId });
-    res.json(await deps.sendTransaction.send({ ...request, requestId: transactionId }, { reqId: requestIdOf(req) }));
+    try {
+      const request = parseOr(sendTransactionRequest, body);
+      assertProjectAccess(principal, request.projectId);
+      // The transaction's id is its requestId, or a new one: known now, so the log line names it.
+      const transactionId = request.requestId ?? randomUUID();
+      linkLogIds(res, { transactionId });
+      res.json(await deps.sendTransaction.send({ ...request, requestId: transactionId }, { reqId: requestIdOf(req) }));
+    } catch (e) {
+      throw await asDuplicate(e, body);
+    }
   });
+
+  /**
+   * A reused requestId is a 409 naming the first transaction whether the body matches or not
+   * (DESIGN.md): also when this body is a 400 (the chain since removed, an argument now wrong), so
+   * a client retrying an accepted request learns it was accepted. Looked up only on that error
+   * path, for a project the key may act for.
+   */
+  const asDuplicate = async (e: unknown, body: Record<string, unknown>): Promise<unknown> => {
+    const { projectId, requestId } = body;
+    if (!isAppError(e) || e.code !== "BAD_REQUEST" || typeof projectId !== "string" || typeof requestId !== "string") return e;
+    if (!UUID.test(projectId) || !UUID.test(requestId)) return e;
+    const project = projectId.toLowerCase();
+    const id = requestId.toLowerCase();
+    return (await deps.transactionExists(project, id)) ? duplicateRequest(id) : e;
+  };
 
   router.get("/transact/project/:projectId/transactions/:transactionId", async (req, res) => {
     const { projectId, transactionId } = parseOr(transactionParams, req.params);

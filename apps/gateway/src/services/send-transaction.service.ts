@@ -35,6 +35,10 @@ function cachedWhenTrue<K>(ttlMs: number, now: () => number, load: (key: K) => P
   };
 }
 
+/** The contract's 409: the requestId names a transaction the project already has, whatever the body says. */
+export const duplicateRequest = (transactionId: string): AppError =>
+  new AppError("CONFLICT", `requestId ${transactionId} was already used for a transaction of this project`, { details: { transactionId } });
+
 /**
  * sendTransaction: everything that can be wrong with a request is found here, before anything is
  * stored (the calldata is encoded now, so a bad argument is a 400 naming it). Accepted means
@@ -70,11 +74,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
         args: encoded.normalizedArgs as JsonValue,
         calldata: Buffer.from(encoded.calldata.slice(2), "hex"),
       });
-      if (!result.created) {
-        throw new AppError("CONFLICT", `requestId ${id} was already used for a transaction of this project`, {
-          details: { transactionId: result.existingId },
-        });
-      }
+      if (!result.created) throw duplicateRequest(result.existingId);
       try {
         await deps.producer.enqueue("processTransaction", { v: 1, projectId: request.projectId, transactionId: id, reqId: context.reqId });
       } catch (e) {
