@@ -192,5 +192,35 @@ describe("safe HTTP client, kept-alive connections", () => {
       server.close();
     }
   });
+
+  it("sends again within what is left of the attempt's total time-out, not a second one", async () => {
+    // The kept connection is dropped 700 ms into the second request; a new one is never answered.
+    let connections = 0;
+    const server = createServer((socket) => {
+      const first = ++connections === 1;
+      let requests = 0;
+      socket.on("error", () => undefined);
+      socket.on("data", (chunk) => {
+        if (!chunk.toString("utf8").includes("\r\n\r\n")) return;
+        if (!first) return; // never answered
+        if (requests++ === 0) return void socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok");
+        setTimeout(() => socket.destroy(), 700);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const local = createSafeHttpClient({ allowPrivateNetworks: true, totalTimeoutMs: 1000 });
+    try {
+      expect(await local.post(origin, "{}")).toMatchObject({ status: 200 });
+      const result = await local.post(origin, "{}");
+      expect(result).toMatchObject({ status: 0, error: "timeout" });
+      expect(connections).toBe(2);
+      // 1000 ms in all (the retry had the 300 ms left), not 700 + another 1000.
+      expect(result.durationMs).toBeLessThan(1500);
+    } finally {
+      local.close();
+      server.close();
+    }
+  });
 });
 

@@ -86,7 +86,9 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
       // A kept connection the server had closed: once more, on a new connection. Only when
       // nothing came back, so the receiver saw at most a request it could not answer.
       if (result !== STALE) return result;
-      const fresh = await send(parsed.url, body, headers, settings, started, false);
+      // Within what is left of the attempt's time-out: a stale connection does not buy a second one.
+      const left = Math.max(1, settings.totalTimeoutMs - (performance.now() - started));
+      const fresh = await send(parsed.url, body, headers, { ...settings, totalTimeoutMs: left, connectTimeoutMs: Math.min(settings.connectTimeoutMs, left) }, started, false);
       // A new connection is never reused, so it cannot come back stale.
       return fresh === STALE ? failure(started, { error: "response-failed", message: "connection closed" }) : fresh;
     },
