@@ -71,18 +71,37 @@ describe("event callbacks and webhook delivery", () => {
     await database.drop();
   });
 
-  it("delivers PENDING, SUBMITTED, CONFIRMED in order, signed per Standard Webhooks, only to the project's registrations", async () => {
+  it("delivers PENDING, SUBMITTED, CONFIRMED in order, signed per Standard Webhooks, to every registration of the project for that type and to no other", async () => {
     const mine = await receiver();
+    const second = await receiver();
+    const otherType = await receiver();
     const theirs = await receiver();
     const registration = await register(project, mine.url);
     expect(registration.status).toBe(200);
     expect(registration.body).toMatchObject({ callbackURL: mine.url, eventType: "TransactionStatusChange", projectId: project.projectId, stats: [] });
     expect(registration.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect((await register(other, theirs.url)).status).toBe(200);
+    const secondRegistration = await register(project, second.url);
+    const otherTypeRegistration = await register(project, otherType.url, "WalletBalanceLow");
+    const theirRegistration = await register(other, theirs.url);
+    expect([secondRegistration.status, otherTypeRegistration.status, theirRegistration.status]).toEqual([200, 200, 200]);
 
     const id = await send(project);
     await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
-    await until(() => mine.received.length >= 3);
+    await until(() => mine.received.length >= 3 && second.received.length >= 3);
+
+    // The second registration: the same events in the same order, signed with its own secret.
+    const secondWebhook = new Webhook(secondRegistration.body.secret as string);
+    expect(second.received.map((r) => (secondWebhook.verify(r.body, r.headers as Record<string, string>) as { data: { status: string } }).data.status)).toEqual([
+      "PENDING",
+      "SUBMITTED",
+      "CONFIRMED",
+    ]);
+    // Deliveries are created for every matching registration in the statement that dispatches an
+    // event: once these three exist, none can still come for another type or another project.
+    const deliveriesTo = (eventCallbackId: string) => h.db.webhookDelivery.count({ where: { eventCallbackId } });
+    expect(await deliveriesTo(otherTypeRegistration.body.id as string)).toBe(0);
+    expect(await deliveriesTo(theirRegistration.body.id as string)).toBe(0);
+    expect(otherType.received).toEqual([]);
 
     const webhook = new Webhook(registration.body.secret as string);
     const events = mine.received.map((r) => webhook.verify(r.body, r.headers as Record<string, string>) as { id: string; eventType: string; projectId: string; data: { transactionId: string; status: string } });
@@ -92,9 +111,9 @@ describe("event callbacks and webhook delivery", () => {
     expect(() => new Webhook("whsec_" + Buffer.alloc(32, 1).toString("base64")).verify(mine.received[0]!.body, mine.received[0]!.headers as Record<string, string>)).toThrow();
     expect(theirs.received).toEqual([]);
 
-    const [stats] = await list(project);
+    const stats = (await list(project)).find((r) => r.id === registration.body.id);
     expect(stats!.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200]);
-    await Promise.all([mine.close(), theirs.close()]);
+    await Promise.all([mine.close(), second.close(), otherType.close(), theirs.close()]);
   });
 
   it("retries a receiver that answered 500 and records both attempts; a 410 disables the registration", async () => {
