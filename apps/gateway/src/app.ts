@@ -61,6 +61,8 @@ export interface GatewayDeps {
     webhookKeyring: Kek;
     /** How long a rotated-out webhook secret is still signed with (docs/webhooks.md, "Rotating a secret"). */
     webhookRotationGraceMs: number;
+    /** Active event callback registrations a project may have (docs/webhooks.md). */
+    maxCallbacksPerProject: number;
     /** Required from scrapes of /metrics when set (docs/metrics.md). */
     metricsToken?: string | undefined;
     /** The queue dashboard at /admin/queues exists only when this is set. */
@@ -127,6 +129,7 @@ export function createApp(deps: GatewayDeps): Express {
       callbacks: createEventCallbackRepository({ sql: deps.sql, db }),
       keyring: settings.webhookKeyring,
       rotationGraceMs: settings.webhookRotationGraceMs,
+      maxPerProject: settings.maxCallbacksPerProject,
       production: settings.env === "production",
     }),
   );

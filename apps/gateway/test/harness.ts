@@ -89,6 +89,7 @@ export async function startHarness(
       env: "test",
       webhookKeyring,
       webhookRotationGraceMs: 24 * 60 * 60 * 1000,
+      maxCallbacksPerProject: 25,
       ...settings,
     },
   });

@@ -224,6 +224,24 @@ describe("event callbacks and webhook delivery", () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it("refuses a registration beyond the project's limit of active ones (400 saying what to do), and takes one again after a delete", async () => {
+    const p = await createProjectFixture(h.db, h.kek, { wallets: 0 });
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const res = await register(p, `https://receiver-${i}.example/hook`, i % 2 ? "WalletBalanceLow" : "TransactionStatusChange");
+      expect([i, res.status]).toEqual([i, 200]);
+      ids.push(res.body.id as string);
+    }
+    const over = await register(p, "https://one-more.example/hook");
+    expect(over.status).toBe(400);
+    expect(over.body.message).toMatch(new RegExp(`project ${p.projectId} has 25 active event callbacks, the most allowed: delete one \\(DELETE /webhook/project/${p.projectId}/eventCallback/\\{id\\}\\)`));
+    expect(await list(p)).toHaveLength(25);
+
+    const deleted = await fetch(`${h.baseUrl}/webhook/project/${p.projectId}/eventCallback/${ids[0]}`, { method: "DELETE", headers: { authorization: `Bearer ${p.apiKey}` } });
+    expect(deleted.status).toBe(200);
+    expect((await register(p, "https://one-more.example/hook")).status).toBe(200);
+  });
+
   it("never writes a webhook secret into the logs", async () => {
     const r = await register(project, "https://example.com/hook");
     expect(h.logs.join("")).not.toContain(r.body.secret as string);

@@ -1,5 +1,5 @@
 import type { Logger } from "@relay/core";
-import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository, type Database, type Sql } from "@relay/db";
+import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository, type Database, type SqlPool } from "@relay/db";
 import { jobMetrics, type Registry } from "@relay/metrics";
 import { createProducer, createTypedWorker, workerGroup, type Redis, type WorkerGroup } from "@relay/queue";
 import type { Kek } from "@relay/secrets";
@@ -13,7 +13,7 @@ import { parseSchedule } from "./retry-schedule";
 
 export interface WebhookWorkerDeps {
   db: Database;
-  sql: Sql;
+  sql: SqlPool;
   redis: Redis;
   logger: Logger;
   keyring: Kek;

@@ -70,6 +70,8 @@ const gatewaySchema = z.object({
    * long (docs/webhooks.md, "Rotating a secret"); 0: the old secret stops at once. No SECRET in the
    * name: the value is not one, and a bad value is echoed in the start-up error.
    */
+  /** Active event callback registrations a project may have: each event fans out to all of them. */
+  WEBHOOK_MAX_CALLBACKS_PER_PROJECT: positiveInt(25),
   WEBHOOK_ROTATION_GRACE_MS: z.coerce
     .number()
     .int("must be a whole number")
@@ -94,6 +96,8 @@ export interface GatewayConfig extends CommonConfig {
   webhookKeyring: KeyEncryptionConfig;
   /** How long a rotated-out webhook secret is still signed with, beside the new one (0: not at all). */
   webhookRotationGraceMs: number;
+  /** Active event callback registrations a project may have. */
+  maxCallbacksPerProject: number;
   /** Required from scrapes of /metrics when set; in production /metrics is off without it. */
   metricsToken: string | undefined;
   /** Guards the queue dashboard (/admin/queues); unset: no dashboard. */
@@ -114,6 +118,7 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
     webhookKeyring: toWebhookKeyring(v),
     webhookRotationGraceMs: v.WEBHOOK_ROTATION_GRACE_MS,
+    maxCallbacksPerProject: v.WEBHOOK_MAX_CALLBACKS_PER_PROJECT,
     metricsToken: v.METRICS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
   });

@@ -21,6 +21,8 @@ export interface EventCallbackRoutesDeps {
   keyring: Kek;
   /** How long deliveries are also signed with the secret a rotation replaces; 0: not at all. */
   rotationGraceMs: number;
+  /** Active registrations a project may have; one more is a 400. */
+  maxPerProject: number;
   production: boolean;
   /** Stats entries returned per registration in a listing. */
   recentStats?: number;
@@ -58,12 +60,18 @@ export function eventCallbackRoutes(deps: EventCallbackRoutesDeps): Router {
     const problem = checkCallbackUrl(body.callbackURL, { production: deps.production });
     if (problem) throw new AppError("BAD_REQUEST", problem);
     const secret = generateWebhookSecret();
-    const created = await deps.callbacks.create({
+    const created = await deps.callbacks.createWithin(deps.maxPerProject, {
       projectId,
       callbackUrl: body.callbackURL,
       eventType: body.eventType,
       sealSecret: (id) => sealWebhookSecret(deps.keyring, id, secret),
     });
+    if (!created) {
+      throw new AppError(
+        "BAD_REQUEST",
+        `project ${projectId} has ${deps.maxPerProject} active event callbacks, the most allowed: delete one (DELETE ${base.replace(":projectId", projectId)}/eventCallback/{id}) before adding another`,
+      );
+    }
     linkLogIds(res, { eventCallbackId: created.id });
     res.json({ callbackURL: created.callbackUrl, eventType: created.eventType, id: created.id, projectId, secret, stats: [] });
   });

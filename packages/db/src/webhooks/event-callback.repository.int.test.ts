@@ -58,6 +58,34 @@ describe("create", () => {
   });
 });
 
+describe("createWithin", () => {
+  const input = (projectId: string) => ({
+    projectId,
+    callbackUrl: "https://receiver.example/events",
+    eventType: "TransactionStatusChange" as const,
+    sealSecret: (id: string) => seal(kek, Buffer.from("whsec_dGVzdA=="), secretAad(id)),
+  });
+  const active = async (projectId: string) =>
+    (await ctx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_callback WHERE project_id = $1 AND disabled_at IS NULL`, [projectId])).rows[0]!.n;
+
+  test("creates up to the limit of active registrations, then null; a disabled or deleted one frees its place", async () => {
+    const made = [];
+    for (let i = 0; i < 3; i++) made.push(await ctx.callbacks.createWithin(2, input(fixture.projectId)));
+    expect(made.map((r) => r !== null)).toEqual([true, true, false]);
+    expect(await active(fixture.projectId)).toBe(2);
+
+    await ctx.callbacks.delete(made[0]!.id);
+    expect(await ctx.callbacks.createWithin(2, input(fixture.projectId))).not.toBeNull();
+    expect(await ctx.callbacks.createWithin(2, input(fixture.projectId))).toBeNull();
+  });
+
+  test("concurrent registrations cannot both take the last place", async () => {
+    const made = await Promise.all(Array.from({ length: 10 }, () => ctx.callbacks.createWithin(3, input(fixture.projectId))));
+    expect(made.filter((r) => r !== null)).toHaveLength(3);
+    expect(await active(fixture.projectId)).toBe(3);
+  });
+});
+
 describe("rotateSecret", () => {
   const sealed = (id: string, secret: string, aad = secretAad(id)) => seal(kek, Buffer.from(secret), aad);
   const opened = (id: string, value: string | null, aad = secretAad(id)) => (value === null ? null : open(kek, value, aad).toString());

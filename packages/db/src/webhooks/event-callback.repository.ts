@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@relay/core";
-import type { Database, Sql } from "../client";
-import { DISABLE_CALLBACK, RECENT_STATS } from "./webhook.sql";
+import type { Database, SqlPool } from "../client";
+import { CREATE_CALLBACK, DISABLE_CALLBACK, LOCK_PROJECT, RECENT_STATS } from "./webhook.sql";
 import {
   toStat,
   type EventCallbackRecord,
@@ -23,8 +23,17 @@ import {
 export type EventCallbackDatabase = Pick<Database, "eventCallback">;
 
 export interface EventCallbackRepositoryDeps {
-  sql: Sql;
+  /** A pool: a registration is created in a transaction of its own (the per-project limit). */
+  sql: SqlPool;
   db: EventCallbackDatabase;
+}
+
+export interface NewEventCallback {
+  projectId: string;
+  callbackUrl: string;
+  eventType: EventType;
+  /** Seals the new secret with the registration's id (chosen here) as associated data. */
+  sealSecret: (eventCallbackId: string) => string;
 }
 
 /** How often a rotation re-reads a registration whose secret another rotation changed meanwhile. */
@@ -47,19 +56,36 @@ export function createEventCallbackRepository({ sql, db }: EventCallbackReposito
   const disable = async (id: string, reason: string, replaceReason: boolean): Promise<boolean> =>
     (await sql.query(DISABLE_CALLBACK, [id, reason, replaceReason])).rowCount === 1;
 
+  const insert = async (input: NewEventCallback, maxActive: number | null): Promise<EventCallbackRecord | null> => {
+    const id = randomUUID();
+    const client = await sql.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      await client.query(LOCK_PROJECT, [input.projectId]);
+      const params = [id, input.projectId, input.callbackUrl, input.eventType, input.sealSecret(id), maxActive];
+      const [created] = (await client.query<EventCallbackRecord>(CREATE_CALLBACK, params)).rows;
+      await client.query("COMMIT");
+      return created ?? null;
+    } catch (e) {
+      broken = e as Error;
+      throw e;
+    } finally {
+      // A connection that failed mid-transaction is not given back to the pool.
+      client.release(broken);
+    }
+  };
+
   return {
-    create: (input: {
-      projectId: string;
-      callbackUrl: string;
-      eventType: EventType;
-      sealSecret: (eventCallbackId: string) => string;
-    }): Promise<EventCallbackRecord> => {
-      const id = randomUUID();
-      return db.eventCallback.create({
-        data: { id, projectId: input.projectId, callbackUrl: input.callbackUrl, eventType: input.eventType, encryptedSecret: input.sealSecret(id) },
-        select: publicFields,
-      });
-    },
+    /** A new registration, whatever the project already has (the CLI, tests). */
+    create: async (input: NewEventCallback): Promise<EventCallbackRecord> => (await insert(input, null))!,
+
+    /**
+     * A new registration, or null when the project already has `maxActive` active (not disabled)
+     * ones. The project's row is locked while they are counted, so concurrent registrations cannot
+     * both take the last place.
+     */
+    createWithin: (maxActive: number, input: NewEventCallback): Promise<EventCallbackRecord | null> => insert(input, maxActive),
 
     /**
      * The project's registrations that were not deleted (disabled ones included, with why),

@@ -133,6 +133,22 @@ export const FIND_DUE = `
    ORDER BY d.next_attempt_at, d.id
    LIMIT $2`;
 
+/** $1 project: its row, locked until the transaction ends (registrations are counted under it). */
+export const LOCK_PROJECT = `SELECT 1 FROM project WHERE id = $1 FOR UPDATE`;
+
+/**
+ * $1 id, $2 project, $3 callback URL, $4 event type, $5 sealed secret, $6 the most active
+ * registrations the project may have (null: no limit). Inserts nothing at the limit. Run after
+ * LOCK_PROJECT in the same transaction, so the count sees every registration committed before.
+ */
+export const CREATE_CALLBACK = `
+  INSERT INTO event_callback (id, project_id, callback_url, event_type, encrypted_secret)
+  SELECT $1, $2, $3, $4::"EventType", $5
+   WHERE $6::int IS NULL
+      OR (SELECT count(*) FROM event_callback c WHERE c.project_id = $2 AND c.disabled_at IS NULL) < $6::int
+  RETURNING id, project_id AS "projectId", callback_url AS "callbackUrl", event_type AS "eventType",
+            created_at AS "createdAt", disabled_at AS "disabledAt", disabled_reason AS "disabledReason"`;
+
 /**
  * $1 registration, $2 reason, $3 whether to replace the reason of an already disabled one (a
  * delete after a 410). Disables it and abandons its PENDING deliveries in the same statement, so
