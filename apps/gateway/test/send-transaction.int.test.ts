@@ -80,10 +80,15 @@ describe("sendTransaction to finality on anvil", () => {
   it("makes a call that reverts in simulation INVALID with its reason, without sending anything", async () => {
     const provider = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const before = await Promise.all(project.wallets.map((w) => provider.getTransactionCount(w.address)));
+    // The nonce counters in Postgres, too: simulation comes before any nonce is taken.
+    const counters = () => h.db.walletNonce.findMany({ where: { chainId: BigInt(anvil.chainId), address: { in: project.wallets.map((w) => w.address) } }, orderBy: { address: "asc" } });
+    const countersBefore = await counters();
     const tx = await sendAndWait({ functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } });
     expect(tx.status).toBe("INVALID");
     expect(tx.error).toMatch(/always reverts/);
     expect(tx.attempts).toEqual([]);
+    expect(tx.nonce).toBeNull();
+    expect((await counters()).map((c) => [c.address, c.next])).toEqual(countersBefore.map((c) => [c.address, c.next]));
     expect(await Promise.all(project.wallets.map((w) => provider.getTransactionCount(w.address)))).toEqual(before);
     provider.destroy();
   });
