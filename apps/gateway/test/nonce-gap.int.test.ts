@@ -1,5 +1,5 @@
-import { JsonRpcProvider, type Contract } from "ethers";
-import { createPool, createTransactionRepository } from "@relay/db";
+import { JsonRpcProvider, keccak256, parseUnits, toBeHex, Wallet, type Contract } from "ethers";
+import { createNonceFillerRepository, createPool, createTransactionRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 import { abandonNextNonce } from "./abandoned-nonce";
@@ -49,5 +49,56 @@ describe("a nonce abandoned by a failed transaction", () => {
     expect(mined).toMatchObject({ from: wallet, to: wallet, value: 0n, nonce: 0 });
     expect((await recorder.provider.getTransactionReceipt(filler.hash))?.status).toBe(1);
     await pool.end();
+  });
+
+  it("replaces a stored filler the node refuses on its fees (signed before the base fee rose) with one priced higher", async () => {
+    const key = Wallet.createRandom();
+    const owner = await createProjectFixture(h.db, h.kek, { privateKeys: [key.privateKey] });
+    await fund(anvil.rpcUrl, [key.address]);
+    const pool = createPool({ url: testDatabaseUrl() });
+    try {
+      const transactions = createTransactionRepository({ sql: pool, db: h.db });
+      const nonce = await abandonNextNonce(transactions, { projectId: owner.projectId, chainId: anvil.chainId, contractAddress: recorder.address, address: key.address });
+      // A filler stored by an earlier run at 1 gwei, then the base fee rose to 50 gwei.
+      const raw = await key.signTransaction({
+        type: 2,
+        chainId: anvil.chainId,
+        nonce: Number(nonce),
+        to: key.address,
+        value: 0n,
+        gasLimit: 21_000n,
+        maxFeePerGas: parseUnits("1", "gwei"),
+        maxPriorityFeePerGas: parseUnits("1", "gwei"),
+      });
+      const stale = await createNonceFillerRepository(pool).record({
+        chainId: BigInt(anvil.chainId),
+        address: key.address,
+        nonce,
+        hash: keccak256(raw),
+        rawTransaction: Buffer.from(raw.slice(2), "hex"),
+      });
+      await recorder.provider.send("anvil_setNextBlockBaseFeePerGas", [toBeHex(parseUnits("50", "gwei"))]);
+      await recorder.provider.send("evm_mine", []);
+
+      const res = await post(
+        h.baseUrl,
+        "/transact/sendTransaction",
+        { projectId: owner.projectId, chainId: anvil.chainId, contractAddress: recorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+        owner.apiKey,
+      );
+      const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, res.body.transactionId as string, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 30_000);
+      expect(tx.status).toBe("CONFIRMED");
+      expect(tx.nonce).toBe((nonce + 1n).toString());
+
+      const filler = (await pool.query(`SELECT hash FROM nonce_filler WHERE address = $1 AND nonce = $2`, [key.address, nonce.toString()])).rows[0] as { hash: string };
+      expect(filler.hash).not.toBe(stale.hash);
+      const mined = await recorder.provider.getTransaction(filler.hash);
+      expect(mined).toMatchObject({ from: key.address, to: key.address, value: 0n, nonce: Number(nonce) });
+      expect(mined!.maxFeePerGas! >= parseUnits("50", "gwei")).toBe(true);
+      expect((await recorder.provider.getTransactionReceipt(filler.hash))?.status).toBe(1);
+      expect(await recorder.provider.getTransaction(stale.hash)).toBeNull();
+    } finally {
+      await pool.end();
+    }
   });
 });

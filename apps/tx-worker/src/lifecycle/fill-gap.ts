@@ -1,4 +1,5 @@
-import { keccak256 } from "ethers";
+import { hexlify, keccak256, Transaction } from "ethers";
+import { bumpFees, type Fees } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
 import type { TransactionStatus } from "@relay/db";
 import type { ChainHandle } from "../chain-directory";
@@ -6,6 +7,12 @@ import { broadcast } from "./broadcast";
 import type { StepDeps } from "./deps";
 
 const SELF_TRANSFER_GAS = 21_000n;
+
+/** The fees signed into a filler's bytes. */
+function feesOfSigned(raw: Uint8Array): Fees {
+  const tx = Transaction.from(hexlify(raw));
+  return tx.type === 2 ? { type: 2, maxFeePerGas: tx.maxFeePerGas ?? 0n, maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 0n } : { type: 0, gasPrice: tx.gasPrice ?? 0n };
+}
 
 /**
  * Whether a nonce's holder leaves it unused for good: no transaction holds it, or the one that does
@@ -19,7 +26,8 @@ export const abandons = (holder: TransactionStatus | null): boolean => holder ==
  * Closes a nonce gap: when the wallet's next nonce on chain is bound to no transaction, or to one
  * that ended without using it, a 0-value transfer to itself uses that nonce so the transactions
  * after it can be mined. The filler is stored before it is broadcast, and at most one is signed
- * per nonce (the table's key), so replicas and retries rebroadcast the same bytes.
+ * per nonce (the table's key), so replicas and retries rebroadcast the same bytes; bytes the node
+ * refuses on their fees are replaced (compare-and-swap on their hash) by new ones priced higher.
  * Returns whether the nonce needed a filler (signed now, or signed before and sent again).
  */
 export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider, view }: ChainHandle, address: string, nonce: bigint, logger: Logger): Promise<boolean> {
@@ -28,23 +36,28 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
 
   const wallet = await deps.wallets.findByAddress(address);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${address} no longer exists`);
-  const fees = await view.fees();
-  const raw = await deps.signer.signTransaction(wallet.id, {
-    chainId: chain.chainId,
-    nonce: Number(nonce),
-    to: address,
-    value: 0n,
-    gasLimit: SELF_TRANSFER_GAS,
-    ...(fees.type === 2 ? { type: 2, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas } : { type: 0, gasPrice: fees.gasPrice }),
-  });
-  const filler = await deps.fillers.record({
-    chainId: chain.chainId,
-    address,
-    nonce,
-    hash: keccak256(raw),
-    rawTransaction: Buffer.from(raw.slice(2), "hex"),
-  });
-  const outcome = await broadcast(provider, filler);
+  const signFiller = async (fees: Fees) => {
+    const raw = await deps.signer.signTransaction(wallet.id, {
+      chainId: chain.chainId,
+      nonce: Number(nonce),
+      to: address,
+      value: 0n,
+      gasLimit: SELF_TRANSFER_GAS,
+      ...(fees.type === 2 ? { type: 2, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas } : { type: 0, gasPrice: fees.gasPrice }),
+    });
+    return { chainId: chain.chainId, address, nonce, hash: keccak256(raw), rawTransaction: Buffer.from(raw.slice(2), "hex") };
+  };
+  let filler = await deps.fillers.record(await signFiller(await view.fees()));
+  let outcome = await broadcast(provider, filler);
+  if (outcome.kind === "underpriced") {
+    // Signed before the base fee rose, or under what the node takes: the same bytes never will be.
+    // New ones priced for now and 12.5 % above, within the chain's caps, in their place.
+    const fees = bumpFees(feesOfSigned(filler.rawTransaction), await view.fees(), chain);
+    if (fees) {
+      filler = await deps.fillers.replace(filler.hash, await signFiller(fees));
+      outcome = await broadcast(provider, filler);
+    }
+  }
   logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder, broadcast: outcome.kind }, "filled an abandoned nonce with a self-transfer");
   return true;
 }

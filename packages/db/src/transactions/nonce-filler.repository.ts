@@ -43,6 +43,27 @@ export function createNonceFillerRepository(sql: Sql) {
       const row = result.rows[0]!;
       return { ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) };
     },
+    /**
+     * Replaces the stored filler of a nonce with new bytes (the node refused the stored ones on
+     * their fees), only if it is still `previousHash`: of replicas re-pricing at once, one wins and
+     * the others go on with its bytes. Returns the filler stored now.
+     */
+    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> => {
+      const result = await sql.query<{ chainId: string; address: string; nonce: string; hash: string; rawTransaction: Buffer; createdAt: Date }>(
+        `WITH replaced AS (
+           UPDATE nonce_filler SET hash = $5, raw_transaction = $6
+            WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND hash = $4
+           RETURNING *)
+         SELECT chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"
+           FROM replaced
+         UNION ALL
+         SELECT chain_id::text, address, nonce::text, hash, raw_transaction, created_at
+           FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND NOT EXISTS (SELECT 1 FROM replaced)`,
+        [filler.chainId.toString(), filler.address, filler.nonce.toString(), previousHash, filler.hash, Buffer.from(filler.rawTransaction)],
+      );
+      const row = result.rows[0]!;
+      return { ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) };
+    },
   };
 }
 
