@@ -1,4 +1,4 @@
-import { JsonRpcProvider } from "ethers";
+import { JsonRpcProvider, toBeHex } from "ethers";
 import { createChainRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
@@ -141,5 +141,38 @@ describe("a transaction not mined in time", () => {
     const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
     expect(tx.status).toBe("CONFIRMED");
     expect(tx.hash).toBe(only!.hash);
+  });
+
+  it("does not price a replacement the wallet cannot pay for over and over: it waits, and is sent as it is once the wallet is funded", async () => {
+    const wallet = project.wallets[0]!.address;
+    const res = await send(chain, 5);
+    expect(res.status).toBe(200);
+    const id = res.body.transactionId as string;
+    const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+    const [original] = submitted.attempts;
+    expect(await chain.rpc.send("anvil_dropTransaction", [original!.hash])).toBe(original!.hash);
+    const balance = await chain.rpc.getBalance(wallet);
+    await chain.rpc.send("anvil_setBalance", [wallet, "0x1"]);
+    try {
+      const noted = await until(id, (tx) => tx.history.length > 2);
+      expect(noted.history[2]!.reason).toMatch(/replacement with higher fees is signed, but the wallet cannot pay for it yet/);
+      // Two more stuck periods: still the one replacement, not one 12.5 % above it each time.
+      await sleep(2 * STUCK_AFTER_SECONDS * 1000 + 1000);
+      const waiting = await read(id);
+      expect(waiting.status).toBe("SUBMITTED");
+      expect(waiting.attempts).toHaveLength(2);
+      expect(waiting.history).toHaveLength(3);
+    } finally {
+      await chain.rpc.send("anvil_setBalance", [wallet, toBeHex(balance)]);
+    }
+    // Funded again: the waiting replacement goes out as it is, and is mined.
+    const sent = await until(id, (tx) => (tx.attempts[1] as Attempt & { broadcastAt: string | null }).broadcastAt !== null);
+    const replacement = sent.attempts[1]!;
+    expect(sent.attempts).toHaveLength(2);
+    await chain.rpc.send("evm_mine", []);
+    const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+    expect(tx.status).toBe("CONFIRMED");
+    expect(tx.hash).toBe(replacement.hash);
+    expect(tx.attempts).toHaveLength(2);
   });
 });

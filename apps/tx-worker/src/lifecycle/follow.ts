@@ -95,10 +95,19 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   }
 
   const latest = attempts[attempts.length - 1]!;
-  if (!latest.broadcastAt && taken(await broadcast(provider, latest))) {
-    await deps.transactions.markAttemptBroadcast(latest.hash);
+  // The newest attempt, if the node has not taken it yet (a replacement the wallet could not pay
+  // for, or one refused): sent again as it is.
+  // The stuck time counts from when the node took it.
+  let unsent: BroadcastOutcome | null = null;
+  let sentAt = (latest.broadcastAt ?? latest.createdAt).getTime();
+  if (!latest.broadcastAt) {
+    const outcome = await broadcast(provider, latest);
+    if (taken(outcome)) {
+      await deps.transactions.markAttemptBroadcast(latest.hash);
+      sentAt = deps.now();
+    } else unsent = outcome;
   }
-  const age = deps.now() - latest.createdAt.getTime();
+  const age = deps.now() - sentAt;
   if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(chain.blockTimeMs);
 
   const chainNonce = BigInt(await provider.getTransactionCount(tx.fromAddress, "latest"));
@@ -123,6 +132,10 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     return "done";
   }
 
+  // A replacement the node has not taken for want of funds (or for good) is not priced over again:
+  // another 12.5 % each stuck period would only raise what the wallet must hold before any is sent.
+  // Refused as too cheap, it is: that is what the node asks for.
+  if (unsent !== null && unsent.kind !== "underpriced") return runAgainIn(chain.blockTimeMs);
   const fees = bumpFees(feesOf(latest), await view.fees(), chain);
   if (!fees) {
     logger.warn({ hash: latest.hash }, "stuck, and the chain's fee cap leaves no room for a replacement");
