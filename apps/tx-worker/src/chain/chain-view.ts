@@ -21,7 +21,7 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
   const pendingNonce = sharedValues(freshMs, async (address: string) => BigInt(await provider.getTransactionCount(address, "pending")), now);
   const balance = sharedValues(freshMs, (address: string) => provider.getBalance(address), now);
   /** The last balance read per wallet, with the head it was read at and when. */
-  const balanceAt = new Map<string, { head: number; at: number; value: Promise<bigint> }>();
+  const balanceAt = new Map<string, { head: number; at: number; value: Promise<BalanceAt> }>();
   const receipts = createReceiptIndex({
     provider,
     head,
@@ -41,12 +41,13 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
     /** The wallet's pending nonce on chain: a floor for the nonces handed out from Postgres. */
     pendingNonce,
     balance,
-    /** The wallet's balance as of a head at or past `block` (a send in that block counted). */
-    balanceAfter: async (address: string, block: number): Promise<bigint> => {
+    /** The wallet's balance at a block at or past `block` (a send in that block counted), and that block. */
+    balanceAfter: async (address: string, block: number): Promise<BalanceAt> => {
       const known = balanceAt.get(address);
       if (known && known.head >= block && now() - known.at < freshMs) return known.value;
-      const current = await head();
-      const value = provider.getBalance(address);
+      // Read at a block number, not "latest": the check records which block it saw.
+      const current = Math.max(await head(), block);
+      const value = provider.getBalance(address, current).then((balanceWei) => ({ balanceWei, blockNumber: current }));
       if (balanceAt.size > 10_000) balanceAt.clear();
       balanceAt.set(address, { head: current, at: now(), value });
       value.catch(() => balanceAt.delete(address));
@@ -58,3 +59,9 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
 }
 
 export type ChainView = ReturnType<typeof createChainView>;
+
+/** A wallet's balance and the block it was read at. */
+export interface BalanceAt {
+  balanceWei: bigint;
+  blockNumber: number;
+}

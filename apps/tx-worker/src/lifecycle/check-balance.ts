@@ -1,6 +1,13 @@
 import { toError, type Logger } from "@relay/core";
 import type { ChainHandle } from "../chain-directory";
 import type { StepDeps } from "./deps";
+import type { BalanceAt } from "../chain/chain-view";
+
+/** The balance at the head block, named by its number: the check records which block it saw. */
+const readAtHead = async (provider: ChainHandle["provider"], head: number, address: string): Promise<BalanceAt> => ({
+  balanceWei: await provider.getBalance(address, head),
+  blockNumber: head,
+});
 
 /**
  * After a send is final, records the wallet's balance against the chain's low-balance threshold.
@@ -20,9 +27,9 @@ export async function checkBalance(
   try {
     // After sends, one read per wallet per block is shared by the sends that became final together;
     // the scheduled check (once a minute) reads fresh.
-    const balance = afterBlock === undefined ? await provider.getBalance(address) : await view.balanceAfter(address, afterBlock);
-    const { crossedBelow } = await deps.balances.recordBalance(chain.chainId, address, balance, chain.lowBalanceThresholdWei);
-    if (crossedBelow) logger.warn({ address, balance: balance.toString(), threshold: chain.lowBalanceThresholdWei.toString() }, "wallet balance below threshold");
+    const observed = afterBlock === undefined ? await readAtHead(provider, await view.head(), address) : await view.balanceAfter(address, afterBlock);
+    const { crossedBelow } = await deps.balances.recordBalance(chain.chainId, address, observed, chain.lowBalanceThresholdWei);
+    if (crossedBelow) logger.warn({ address, balance: observed.balanceWei.toString(), threshold: chain.lowBalanceThresholdWei.toString() }, "wallet balance below threshold");
   } catch (e) {
     logger.warn({ err: toError(e), address }, "balance check failed");
   }

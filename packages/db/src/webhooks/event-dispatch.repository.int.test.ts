@@ -159,7 +159,7 @@ test("a WalletBalanceLow event goes to the project's WalletBalanceLow registrati
   const fixture = await createFixture(ctx.pool);
   const lowBalance = await register(ctx, kek, { projectId: fixture.projectId, eventType: "WalletBalanceLow" });
   await register(ctx, kek, { projectId: fixture.projectId, eventType: "TransactionStatusChange" });
-  await ctx.balances.recordBalance(fixture.chainId, fixture.wallets[0] as string, 1n, 10n);
+  await ctx.balances.recordBalance(fixture.chainId, fixture.wallets[0] as string, { balanceWei: 1n, blockNumber: 1 }, 10n);
 
   const created = await ctx.drain();
 

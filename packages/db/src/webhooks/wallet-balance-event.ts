@@ -18,10 +18,14 @@ export interface WalletBalanceLowPayload {
 }
 
 /**
- * $1 chain id, $2 address (as wallet.address stores it), $3 balance (wei), $4 threshold (wei).
+ * $1 chain id, $2 address (as wallet.address stores it), $3 balance (wei), $4 threshold (wei),
+ * $5 the block the balance was read at.
  *
  * Records the check and, when the state turns low (from not low, or from no state), writes one
- * WalletBalanceLow event per project owning the wallet, in the same statement.
+ * WalletBalanceLow event per project owning the wallet, in the same statement. A check of an
+ * older block than the stored one is not applied: checks after sends and scheduled ones run
+ * concurrently, and one that read earlier but arrives later would otherwise flip the state back
+ * (low → not low → low: a second event for one crossing, or a crossing missed).
  *
  * `prior` locks the existing state row; in READ COMMITTED, a lock that waited for a concurrent
  * check returns that check's committed row, so of two concurrent checks only one sees the
@@ -35,14 +39,15 @@ export const RECORD_BALANCE = `
   ),
   updated AS (
     UPDATE wallet_balance_state AS s
-       SET low = $3::numeric < $4::numeric, balance_wei = $3::numeric, checked_at = now()
+       SET low = $3::numeric < $4::numeric, balance_wei = $3::numeric, block_number = $5::bigint, checked_at = now()
       FROM prior p
      WHERE s.chain_id = $1::bigint AND s.address = $2
+       AND (s.block_number IS NULL OR s.block_number <= $5::bigint)
     RETURNING s.low, p.low AS "wasLow", s.checked_at AS "checkedAt"
   ),
   inserted AS (
-    INSERT INTO wallet_balance_state AS s (chain_id, address, low, balance_wei, checked_at)
-    SELECT $1::bigint, $2, $3::numeric < $4::numeric, $3::numeric, now()
+    INSERT INTO wallet_balance_state AS s (chain_id, address, low, balance_wei, block_number, checked_at)
+    SELECT $1::bigint, $2, $3::numeric < $4::numeric, $3::numeric, $5::bigint, now()
      WHERE NOT EXISTS (SELECT 1 FROM prior)
     ON CONFLICT (chain_id, address) DO NOTHING
     RETURNING s.low, false AS "wasLow", s.checked_at AS "checkedAt"

@@ -20,7 +20,9 @@ beforeEach(async () => {
 
 const THRESHOLD = 10n ** 17n;
 
-const record = (balanceWei: bigint, address = wallet) => ctx.balances.recordBalance(fixture.chainId, address, balanceWei, THRESHOLD);
+/** Each check reads a newer block than the one before, as checks in a row do. */
+let block = 1;
+const record = (balanceWei: bigint, address = wallet, blockNumber = block++) => ctx.balances.recordBalance(fixture.chainId, address, { balanceWei, blockNumber }, THRESHOLD);
 
 interface EventRow {
   id: string;
@@ -60,6 +62,18 @@ test("fires once per crossing below the threshold, and again only after the bala
   expect(await state()).toEqual({ low: true, balanceWei: "5", checkedAt: expect.any(Date) });
 });
 
+test("a check of an older block than the state's is not applied: no flip back, no second event for one crossing", async () => {
+  expect((await record(THRESHOLD - 1n, wallet, 100)).crossedBelow).toBe(true);
+  // A check that read block 99 (a cached read after a send) arrives after the scheduled one of 100.
+  expect((await record(THRESHOLD * 2n, wallet, 99)).crossedBelow).toBe(false);
+  expect(await state()).toMatchObject({ low: true, balanceWei: (THRESHOLD - 1n).toString() });
+  expect((await record(THRESHOLD - 2n, wallet, 101)).crossedBelow).toBe(false);
+  // The same block again is applied (it says the same); a newer one that recovered is too.
+  expect((await record(THRESHOLD * 2n, wallet, 102)).crossedBelow).toBe(false);
+  expect(await state()).toMatchObject({ low: false });
+  expect(await lowBalanceEvents()).toHaveLength(1);
+});
+
 test("writes the event DESIGN.md specifies, stamped with the check's time", async () => {
   expect(await record(THRESHOLD - 123n)).toEqual({ crossedBelow: true });
 
@@ -89,17 +103,17 @@ test("writes the event DESIGN.md specifies, stamped with the check's time", asyn
 test("the first check of a wallet already below the threshold is a crossing; wei beyond 2^64 survive", async () => {
   const huge = 2n ** 200n;
 
-  expect((await ctx.balances.recordBalance(fixture.chainId, wallet, huge - 1n, huge)).crossedBelow).toBe(true);
+  expect((await ctx.balances.recordBalance(fixture.chainId, wallet, { balanceWei: huge - 1n, blockNumber: 1 }, huge)).crossedBelow).toBe(true);
 
   expect((await lowBalanceEvents())[0]?.payload.data).toMatchObject({ balance: (huge - 1n).toString(), threshold: huge.toString() });
 });
 
 test("concurrent checks of one crossing fire once, whether or not the wallet had a state yet", async () => {
-  const fresh = await Promise.all(Array.from({ length: 10 }, () => record(1n)));
+  const fresh = await Promise.all(Array.from({ length: 10 }, () => record(1n, wallet, 1_000)));
   expect(fresh.filter((r) => r.crossedBelow)).toHaveLength(1);
 
-  await record(THRESHOLD);
-  const known = await Promise.all(Array.from({ length: 10 }, () => record(2n)));
+  await record(THRESHOLD, wallet, 1_001);
+  const known = await Promise.all(Array.from({ length: 10 }, () => record(2n, wallet, 1_002)));
   expect(known.filter((r) => r.crossedBelow)).toHaveLength(1);
 
   expect(await lowBalanceEvents()).toHaveLength(2);
@@ -111,7 +125,7 @@ test("wallets and chains are tracked apart; a wallet no project owns gets a stat
 
   expect((await record(1n)).crossedBelow).toBe(true);
   expect((await record(1n, stranger)).crossedBelow).toBe(true);
-  expect((await ctx.balances.recordBalance(fixture.chainId, other, 1n, THRESHOLD)).crossedBelow).toBe(true);
+  expect((await ctx.balances.recordBalance(fixture.chainId, other, { balanceWei: 1n, blockNumber: 1 }, THRESHOLD)).crossedBelow).toBe(true);
 
   expect(await lowBalanceEvents()).toHaveLength(1);
   expect(await state(stranger)).toMatchObject({ low: true });

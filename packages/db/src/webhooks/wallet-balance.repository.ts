@@ -14,12 +14,18 @@ export function createWalletBalanceRepository(sql: Sql) {
      * the WalletBalanceLow event of each project owning the wallet is then written in the same
      * statement. Low means `balanceWei < thresholdWei`.
      */
-    recordBalance: async (chainId: bigint, address: string, balanceWei: bigint, thresholdWei: bigint): Promise<{ crossedBelow: boolean }> => {
+    recordBalance: async (
+      chainId: bigint,
+      address: string,
+      observed: { balanceWei: bigint; blockNumber: number },
+      thresholdWei: bigint,
+    ): Promise<{ crossedBelow: boolean }> => {
       const result = await sql.query<{ crossedBelow: boolean }>({ name: "walletBalance.record", text: RECORD_BALANCE }, [
         chainId.toString(),
         address,
-        balanceWei.toString(),
+        observed.balanceWei.toString(),
         thresholdWei.toString(),
+        observed.blockNumber,
       ]);
       return { crossedBelow: result.rows[0]?.crossedBelow === true };
     },
