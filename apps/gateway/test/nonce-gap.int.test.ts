@@ -51,6 +51,49 @@ describe("a nonce abandoned by a failed transaction", () => {
     await pool.end();
   });
 
+  it("leaves a nonce to a transaction sent with the key outside the relay that waits for it in the node's pool", async () => {
+    // A node that mines only when told to: the outside transaction stays pending.
+    const stalled = await startAnvil({ chainId: 31_078 });
+    const rpc = new JsonRpcProvider(stalled.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const pool = createPool({ url: testDatabaseUrl() });
+    try {
+      const stalledRecorder = await deployRecorder(stalled.rpcUrl);
+      stalledRecorder.provider.destroy();
+      await rpc.send("evm_setAutomine", [false]);
+      await addChain(h.db, stalled, { stuckAfterSeconds: 1 });
+      const key = Wallet.createRandom().connect(rpc);
+      const owner = await createProjectFixture(h.db, h.kek, { privateKeys: [key.privateKey] });
+      await fund(stalled.rpcUrl, [key.address]);
+
+      // The operator's own transaction at nonce 0, priced just at the base fee: any filler would outbid it.
+      const baseFee = (await rpc.getBlock("latest"))!.baseFeePerGas!;
+      const outside = await key.sendTransaction({ to: key.address, value: 1n, nonce: 0, gasLimit: 21_000n, maxFeePerGas: baseFee + 1n, maxPriorityFeePerGas: 1n });
+
+      const res = await post(
+        h.baseUrl,
+        "/transact/sendTransaction",
+        { projectId: owner.projectId, chainId: stalled.chainId, contractAddress: stalledRecorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+        owner.apiKey,
+      );
+      const id = res.body.transactionId as string;
+      const submitted = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["SUBMITTED"]);
+      expect(submitted.nonce).toBe("1");
+      // Well past the stuck time: the worker has looked at the gap below it, and left it.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect((await pool.query(`SELECT 1 FROM nonce_filler WHERE address = $1`, [key.address])).rowCount).toBe(0);
+      expect(h.logs.some((l) => l.includes("a transaction from outside the relay waits at this nonce"))).toBe(true);
+
+      await rpc.send("evm_mine", []);
+      const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"]);
+      expect(tx.status).toBe("CONFIRMED");
+      expect((await rpc.getTransactionReceipt(outside.hash))?.status).toBe(1);
+    } finally {
+      await pool.end();
+      rpc.destroy();
+      await stalled.stop();
+    }
+  });
+
   it("replaces a stored filler the node refuses on its fees (signed before the base fee rose) with one priced higher", async () => {
     const key = Wallet.createRandom();
     const owner = await createProjectFixture(h.db, h.kek, { privateKeys: [key.privateKey] });

@@ -28,6 +28,7 @@ export const abandons = (holder: TransactionStatus | null): boolean => holder ==
  * after it can be mined. The filler is stored before it is broadcast, and at most one is signed
  * per nonce (the table's key), so replicas and retries rebroadcast the same bytes; bytes the node
  * refuses on their fees are replaced (compare-and-swap on their hash) by new ones priced higher.
+ * A nonce a transaction from outside the relay already waits at in the node's pool is left to it.
  * Returns whether the nonce needed a filler (signed now, or signed before and sent again).
  */
 export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provider, view }: ChainHandle, address: string, nonce: bigint, logger: Logger): Promise<boolean> {
@@ -47,7 +48,15 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
     });
     return { chainId: chain.chainId, address, nonce, hash: keccak256(raw), rawTransaction: Buffer.from(raw.slice(2), "hex") };
   };
-  let filler = await deps.fillers.record(await signFiller(await view.fees()));
+  const stored = await deps.fillers.find(chain.chainId, address, nonce);
+  if (!stored && BigInt(await provider.getTransactionCount(address, "pending")) > nonce) {
+    // The node's pool already holds a transaction at this nonce, and it is not a filler of ours:
+    // one sent with the key outside the relay (the counter was raised past it). It will use the
+    // nonce; a filler priced above it would replace it.
+    logger.warn({ address, nonce: nonce.toString(), holder }, "a transaction from outside the relay waits at this nonce: not filled");
+    return false;
+  }
+  let filler = stored ?? (await deps.fillers.record(await signFiller(await view.fees())));
   let outcome = await broadcast(provider, filler);
   if (outcome.kind === "underpriced") {
     // Signed before the base fee rose, or under what the node takes: the same bytes never will be.

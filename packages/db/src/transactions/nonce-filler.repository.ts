@@ -25,6 +25,16 @@ export function createNonceFillerRepository(sql: Sql) {
       );
       return result.rows[0]?.status ?? null;
     },
+    /** The filler stored for this nonce, or null. */
+    find: async (chainId: bigint, address: string, nonce: bigint): Promise<NonceFillerRecord | null> => {
+      const result = await sql.query<{ chainId: string; address: string; nonce: string; hash: string; rawTransaction: Buffer; createdAt: Date }>(
+        `SELECT chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"
+           FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3`,
+        [chainId.toString(), address, nonce.toString()],
+      );
+      const row = result.rows[0];
+      return row ? { ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) } : null;
+    },
     /** Stores a signed filler unless one exists for the nonce; returns the one stored. */
     record: async (filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> => {
       const result = await sql.query<{ chainId: string; address: string; nonce: string; hash: string; rawTransaction: Buffer; createdAt: Date }>(
