@@ -14,6 +14,8 @@ import {
   type TestDatabase,
 } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
+import { freePort } from "../../tx-worker/test/processes";
+import { createReceiver } from "../../../examples/webhook-receiver/src/server";
 
 
 describe("event callbacks and webhook delivery", () => {
@@ -114,6 +116,32 @@ describe("event callbacks and webhook delivery", () => {
     const stats = (await list(project)).find((r) => r.id === registration.body.id);
     expect(stats!.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200]);
     await Promise.all([mine.close(), second.close(), otherType.close(), theirs.close()]);
+  });
+
+  it("reaches the example receiver (examples/webhook-receiver), which verifies each delivery and sees each event once", async () => {
+    const p = await newProject();
+    const port = await freePort();
+    const registration = await register(p, `http://127.0.0.1:${port}/`);
+    expect(registration.status).toBe(200);
+    const seen: { id: string; webhookId: string; status: unknown }[] = [];
+    const example = createReceiver({
+      secret: registration.body.secret as string,
+      onEvent: (event, webhookId) => void seen.push({ id: event.id, webhookId, status: event.data.status }),
+    });
+    await new Promise<void>((r) => example.listen(port, "127.0.0.1", () => r()));
+    try {
+      const id = await send(p);
+      await waitForStatus(h.baseUrl, p.apiKey, p.projectId, id);
+      await until(() => seen.length >= 3);
+      expect(seen.map((e) => e.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+      expect(seen.every((e) => e.webhookId === e.id)).toBe(true);
+      // Every attempt was answered 2xx by the example: its signature check passed on each.
+      const [listed] = await list(p);
+      expect(listed!.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200]);
+    } finally {
+      example.closeAllConnections();
+      await new Promise((r) => example.close(r));
+    }
   });
 
   it("retries a receiver that answered 500 and records both attempts; a 410 disables the registration", async () => {
