@@ -9,18 +9,28 @@ import { jsonBody } from "./json-body";
 describe("jsonBody", () => {
   let server: Server;
   let url: string;
-  beforeAll(async () => {
+  /** The same, with a limit (1 MiB) that lets very deep bodies through to the walk. */
+  let big: Server;
+  let bigUrl: string;
+  const start = async (limitBytes: number): Promise<[Server, string]> => {
     const app = express();
-    app.use(jsonBody(1024));
+    app.use(jsonBody(limitBytes));
     app.post("/", (req, res) => {
-      res.json({ got: req.body as unknown });
+      res.json({ got: Array.isArray((req.body as { x?: unknown })?.x) ? "deep" : (req.body as unknown) });
     });
     app.use(errorHandler(createLogger({ name: "test", level: "silent" })));
-    server = app.listen(0, "127.0.0.1");
-    await new Promise((r) => server.once("listening", r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const listening = app.listen(0, "127.0.0.1");
+    await new Promise((r) => listening.once("listening", r));
+    return [listening, `http://127.0.0.1:${(listening.address() as AddressInfo).port}/`];
+  };
+  beforeAll(async () => {
+    [server, url] = await start(1024);
+    [big, bigUrl] = await start(1024 * 1024);
   });
-  afterAll(() => new Promise((r) => server.close(r)));
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    await new Promise((r) => big.close(r));
+  });
 
   const send = async (body: Buffer, encoding: string) => {
     const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "content-encoding": encoding }, body });
@@ -36,6 +46,19 @@ describe("jsonBody", () => {
     const answer = await send(Buffer.from("certainly not compressed"), encoding);
     expect(answer.status).toBe(400);
     expect(answer.body.message).toBe(`Request body is not valid "${encoding}" data; send it uncompressed, or compressed as its Content-Encoding says`);
+  });
+
+  it("walks a body nested deeper than the call stack without overflowing it, and still finds a __proto__ key at the bottom", async () => {
+    const depth = 20_000;
+    const post = async (text: string) => {
+      const res = await fetch(bigUrl, { method: "POST", headers: { "content-type": "application/json" }, body: text });
+      return { status: res.status, body: (await res.json()) as { message?: string; got?: unknown } };
+    };
+    // A \u escape makes the body a suspect, so it is walked.
+    const plain = `{"m":"\u0041","x":${"[".repeat(depth)}1${"]".repeat(depth)}}`;
+    expect((await post(plain)).status).toBe(200);
+    const hidden = `{"m":"\u0041","x":${'[{"a":'.repeat(depth)}{"__proto__":1}${"}]".repeat(depth)}}`;
+    expect(await post(hidden)).toEqual({ status: 400, body: { message: 'Request body has a field named "__proto__", which is not accepted anywhere in a request' } });
   });
 
   it("refuses a __proto__ key at any depth with a 400 naming it, and takes constructor and prototype as plain fields", async () => {

@@ -6,13 +6,19 @@ const PROTO_KEY = 'Request body has a field named "__proto__", which is not acce
 /**
  * JSON.parse keeps a "__proto__" key as an own field, but copying the object (as zod does for
  * records such as `args`) drops it silently or sets a prototype. No field of this API has that
- * name, so it is refused wherever it appears.
+ * name, so it is refused wherever it appears. Walked with a stack of its own, not by recursion:
+ * JSON.parse takes nesting far deeper than the call stack does, and a recursive walk of 10 KB of
+ * "[" overflowed it outside any handler and took the process down.
  */
-function hasProtoKey(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasProtoKey);
-  if (Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
-  return Object.values(value).some(hasProtoKey);
+function hasProtoKey(body: unknown): boolean {
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (!Array.isArray(value) && Object.prototype.hasOwnProperty.call(value, "__proto__")) return true;
+    for (const child of Object.values(value)) if (typeof child === "object" && child !== null) pending.push(child);
+  }
+  return false;
 }
 
 /**
@@ -35,17 +41,23 @@ export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false, verify: markSuspect });
   return (req, res, next) => {
     parse(req, res, (err?: unknown) => {
-      const error = err as { type?: unknown; status?: unknown; message?: unknown } | undefined;
-      if (!error && (req as unknown as Record<symbol, boolean>)[SUSPECT] && hasProtoKey(req.body)) {
-        next(new AppError("BAD_REQUEST", PROTO_KEY));
-        return;
+      // Runs in the parser's callback, outside Express's own try: anything thrown here would end
+      // the process, so it goes to the error handler instead.
+      try {
+        const error = err as { type?: unknown; status?: unknown; message?: unknown } | undefined;
+        if (!error && (req as unknown as Record<symbol, boolean>)[SUSPECT] && hasProtoKey(req.body)) {
+          next(new AppError("BAD_REQUEST", PROTO_KEY));
+          return;
+        }
+        const encoding = req.headers["content-encoding"];
+        if (error && error.type === undefined && error.status === 400 && encoding) {
+          next(new AppError("BAD_REQUEST", `Request body is not valid ${JSON.stringify(encoding.slice(0, 40))} data; send it uncompressed, or compressed as its Content-Encoding says`));
+          return;
+        }
+        next(err);
+      } catch (thrown) {
+        next(thrown);
       }
-      const encoding = req.headers["content-encoding"];
-      if (error && error.type === undefined && error.status === 400 && encoding) {
-        next(new AppError("BAD_REQUEST", `Request body is not valid ${JSON.stringify(encoding.slice(0, 40))} data; send it uncompressed, or compressed as its Content-Encoding says`));
-        return;
-      }
-      next(err);
     });
   };
 }
