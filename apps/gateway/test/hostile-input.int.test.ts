@@ -142,6 +142,15 @@ describe("hostile input to every endpoint", () => {
     expect(outcomes.get("400")).toBeGreaterThan(0);
   });
 
+  it("authenticates a request whose target is in absolute form (POST http://host/wallet/… HTTP/1.1) like any other: 401 without a key", async () => {
+    for (const target of [`http://127.0.0.1/wallet/project/${world.own.projectId}/personalSign`, "HTTP://127.0.0.1/transact/sendTransaction"]) {
+      const body = JSON.stringify({ signerAddress: world.own.wallet, message: "absolute" });
+      const text = await rawRequest(h.baseUrl, `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`, { halfClose: false });
+      const answer = parseRawAnswer(text);
+      expect([target, answer.status]).toEqual([target, 401]);
+    }
+  });
+
   it("allows each API route only statuses /openapi.json documents for it (431 comes from Node, before any route)", async () => {
     const doc = JSON.parse((await client.send({ method: "GET", path: "/openapi.json" })).text) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const documented = endpoints(world).filter((e) => e.documented);

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { underAreas } from "./under-areas";
 
 describe("underAreas", () => {
@@ -68,6 +68,21 @@ describe("underAreas", () => {
       const answer = await get(path);
       expect([path, answer.status, answer.body.seen]).toEqual([path, 200, []]);
     }
+  });
+
+  it("matches the area of a target in absolute form (POST http://host/wallet/… HTTP/1.1), which Express routes by its path", async () => {
+    const raw = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        seen.length = 0;
+        const socket = connect(Number(new URL(url).port), "127.0.0.1", () => socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+        let answer = "";
+        socket.on("data", (chunk) => (answer += chunk.toString("utf8")));
+        socket.on("end", () => resolve(answer.slice(answer.indexOf("\r\n\r\n") + 4)));
+        socket.on("error", reject);
+      });
+    expect(JSON.parse(await raw("http://x/wallet/x"))).toEqual({ reached: "/wallet/x", seen: ["first", "second"] });
+    expect(JSON.parse(await raw("HTTP://X/SYNC?x=1"))).toEqual({ ended: true });
+    expect(JSON.parse(await raw("http://x/health"))).toEqual({ reached: "/health", seen: [] });
   });
 
   it("matches the area with a query string or in capitals", async () => {

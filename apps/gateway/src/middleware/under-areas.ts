@@ -3,10 +3,14 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 /**
  * The first path segment of the request's URL as the client sent it (`/wallet` of
  * `/Wallet/project/…?x=1`), lower-cased: the same wherever in the app it is asked, also inside a
- * mounted router, where Express has rewritten `req.url`.
+ * mounted router, where Express has rewritten `req.url`. A target in absolute form
+ * (`POST http://host/wallet/… HTTP/1.1`), which Express routes by its path, is read by that path
+ * (`req.path`, Express's own parse; asked at the app's top level, where `req.url` is the
+ * original): read raw, its area was "http:", and authentication was skipped.
  */
 export function areaOf(req: Request): string {
-  const url = req.originalUrl ?? req.url;
+  const raw = req.originalUrl ?? req.url;
+  const url = raw.startsWith("/") ? raw : req.path;
   let end = url.indexOf("/", 1);
   const query = url.indexOf("?");
   if (end === -1 || (query !== -1 && query < end)) end = query;

@@ -20,6 +20,9 @@ export function rawRequests(target: { projectId: string; apiKey: string; wallet:
     "GET /health HTTP/1.1",
     "GET /health HTTP/1.0",
     "GET http://example.com/health HTTP/1.1",
+    // Absolute form on the API: routed by its path, so authenticated by it too.
+    `POST http://127.0.0.1/wallet/project/${target.projectId}/personalSign HTTP/1.1`,
+    "POST HTTP://127.0.0.1/transact/sendTransaction HTTP/1.1",
     "GET /health HTTP/2.0",
     "GET /health HTTP/9.9",
     "G@T /health HTTP/1.1",
