@@ -139,6 +139,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     healthRoutes({
       checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() },
+      logger: deps.logger,
     }),
   );
   app.use(docsRoutes(buildOpenApiDocument()));

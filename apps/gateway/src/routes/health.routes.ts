@@ -1,10 +1,12 @@
 import { Router } from "express";
-import { toError } from "@relay/core";
+import { toError, type Logger } from "@relay/core";
 
 export interface HealthDeps {
   /** Each check resolves when its dependency answers. */
   checks: Record<string, () => Promise<unknown>>;
   timeoutMs?: number;
+  /** Where a failed check's cause goes: the answer (unauthenticated) only says which one failed. */
+  logger: Logger;
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
@@ -23,7 +25,9 @@ export function healthRoutes(deps: HealthDeps): Router {
           await withTimeout(check(), deps.timeoutMs ?? 2000);
           return [name, "ok"] as const;
         } catch (e) {
-          return [name, `unavailable: ${toError(e).message}`] as const;
+          // The driver's words name internal hosts, ports and users: for the operator's log only.
+          deps.logger.warn({ check: name, err: toError(e) }, "readiness check failed");
+          return [name, "unavailable"] as const;
         }
       }),
     );
