@@ -50,6 +50,15 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
+  test("a variable set to the empty string counts as unset: its default, or 'is required'", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    const defaults = loadGatewayConfig({ WEBHOOK_SECRET_KEY });
+    const empty = loadGatewayConfig({ WEBHOOK_SECRET_KEY, PORT: "", SHUTDOWN_GRACE_MS: "", BODY_LIMIT_BYTES: "" });
+    expect([empty.port, empty.shutdownGraceMs, empty.bodyLimitBytes]).toEqual([defaults.port, defaults.shutdownGraceMs, defaults.bodyLimitBytes]);
+    expect(defaults.port).toBeGreaterThan(0);
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY: "" })).toThrow(/KEY_ENCRYPTION_KEY \(empty\): is required/);
+  });
+
   test("webhooks go to loopback and private networks only with WEBHOOK_ALLOW_PRIVATE=true, whatever NODE_ENV says", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     for (const NODE_ENV of [undefined, "development", "test", "production"]) {

@@ -13,15 +13,17 @@ export class ConfigError extends Error {
 /**
  * Parses the environment with a zod schema whose keys are variable names, and says which
  * variables are wrong and why in one message. Returns a frozen object; never exits the process.
+ * A variable set to the empty string (`PORT=` in an env file) counts as unset: read as a number
+ * it was 0, a random port or no shutdown grace at all.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: Env): Readonly<z.output<S>> {
-  const result = schema.safeParse(env);
+  const result = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value !== "")));
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {
       const name = issue.path.join(".") || "(environment)";
       const value = typeof issue.path[0] === "string" ? env[issue.path[0]] : undefined;
-      const shown = value === undefined ? "unset" : isSecretName(name) ? "set" : JSON.stringify(value);
-      const message = value === undefined && issue.code === "invalid_type" ? "is required" : issue.message;
+      const shown = value === undefined ? "unset" : value === "" ? "empty" : isSecretName(name) ? "set" : JSON.stringify(value);
+      const message = (value === undefined || value === "") && issue.code === "invalid_type" ? "is required" : issue.message;
       return `  ${name} (${shown}): ${message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
