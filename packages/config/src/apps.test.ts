@@ -50,6 +50,18 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
+  test("one key id names one key: an id given a second, different key is refused at start-up", () => {
+    const [a, b] = [randomBytes(32).toString("base64"), randomBytes(32).toString("base64")];
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY: b, KEY_ENCRYPTION_KEYS_PREVIOUS: `k1:${a}` })).toThrow(
+      /KEY_ENCRYPTION_KEYS_PREVIOUS \(set\): key id "k1" is given two different keys \(it is KEY_ENCRYPTION_KEY_ID's id too\)/,
+    );
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY: b, KEY_ENCRYPTION_KEY_ID: "k2", KEY_ENCRYPTION_KEYS_PREVIOUS: `k1:${a},k1:${b}` })).toThrow(/key id "k1" is given two different keys/);
+    // The same key listed again under its id is harmless; a rotation with a new id works.
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY: a, KEY_ENCRYPTION_KEYS_PREVIOUS: `k1:${a}` }).kek.keys.size).toBe(1);
+    expect([...loadTxWorkerConfig({ KEY_ENCRYPTION_KEY: b, KEY_ENCRYPTION_KEY_ID: "k2", KEY_ENCRYPTION_KEYS_PREVIOUS: `k1:${a}` }).kek.keys.keys()].sort()).toEqual(["k1", "k2"]);
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY: b, WEBHOOK_SECRET_KEYS_PREVIOUS: `k1:${a}` })).toThrow(/WEBHOOK_SECRET_KEYS_PREVIOUS \(set\): key id "k1"/);
+  });
+
   test("a variable set to the empty string counts as unset: its default, or 'is required'", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     const defaults = loadGatewayConfig({ WEBHOOK_SECRET_KEY });

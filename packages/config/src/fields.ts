@@ -1,3 +1,4 @@
+import { ConfigError } from "./load";
 import { z } from "zod";
 
 /** Building blocks shared by the app schemas: one definition per variable. */
@@ -86,22 +87,36 @@ export interface KeyEncryptionConfig {
   keys: ReadonlyMap<string, Buffer>;
 }
 
-/** An active key, its id and older keys → the keyring the envelope code takes. */
-export function toKeyring(active: string, activeId: string, previous: string): KeyEncryptionConfig {
+/**
+ * An active key, its id and older keys → the keyring the envelope code takes. One id names one
+ * key: an id given two different keys (a new key under the old id, the usual slip in a rotation)
+ * is refused at start-up, where it used to replace the old key silently and leave every value
+ * sealed under it unopenable ("tampered, or sealed for another record").
+ */
+export function toKeyring(active: string, activeId: string, previous: string, names: { active: string; previous: string }): KeyEncryptionConfig {
   const keys = new Map<string, Buffer>();
+  const add = (id: string, key: Buffer) => {
+    const known = keys.get(id);
+    if (known && !known.equals(key)) {
+      throw new ConfigError(
+        `Invalid configuration:\n  ${names.previous} (set): key id "${id}" is given two different keys${id === activeId ? ` (it is ${names.active}'s id too)` : ""}; every key needs an id of its own: give the new key a new id`,
+      );
+    }
+    keys.set(id, key);
+  };
   for (const pair of previous.split(",").filter(Boolean)) {
     const [id, key] = pair.split(":") as [string, string];
-    keys.set(id, Buffer.from(key, "base64"));
+    add(id, Buffer.from(key, "base64"));
   }
-  keys.set(activeId, Buffer.from(active, "base64"));
+  add(activeId, Buffer.from(active, "base64"));
   return { activeKeyId: activeId, keys };
 }
 
 export const toKeyEncryptionConfig = (v: { KEY_ENCRYPTION_KEY: string; KEY_ENCRYPTION_KEY_ID: string; KEY_ENCRYPTION_KEYS_PREVIOUS: string }) =>
-  toKeyring(v.KEY_ENCRYPTION_KEY, v.KEY_ENCRYPTION_KEY_ID, v.KEY_ENCRYPTION_KEYS_PREVIOUS);
+  toKeyring(v.KEY_ENCRYPTION_KEY, v.KEY_ENCRYPTION_KEY_ID, v.KEY_ENCRYPTION_KEYS_PREVIOUS, { active: "KEY_ENCRYPTION_KEY_ID", previous: "KEY_ENCRYPTION_KEYS_PREVIOUS" });
 
 export const toWebhookKeyring = (v: { WEBHOOK_SECRET_KEY: string; WEBHOOK_SECRET_KEY_ID: string; WEBHOOK_SECRET_KEYS_PREVIOUS: string }) =>
-  toKeyring(v.WEBHOOK_SECRET_KEY, v.WEBHOOK_SECRET_KEY_ID, v.WEBHOOK_SECRET_KEYS_PREVIOUS);
+  toKeyring(v.WEBHOOK_SECRET_KEY, v.WEBHOOK_SECRET_KEY_ID, v.WEBHOOK_SECRET_KEYS_PREVIOUS, { active: "WEBHOOK_SECRET_KEY_ID", previous: "WEBHOOK_SECRET_KEYS_PREVIOUS" });
 
 /** An optional secret: unset or empty means off (compose files pass `${VAR:-}`). */
 const optionalToken = z.preprocess(

@@ -1,6 +1,6 @@
 import { Wallet, getAddress, hexlify, isHexString } from "ethers";
 import { AppError } from "@relay/core";
-import { open, seal, type Kek } from "@relay/secrets";
+import { needsReseal, open, seal, type Kek } from "@relay/secrets";
 
 /** What binds a wallet's sealed key to its record. */
 const walletAad = (walletId: string, address: string) => `wallet:${walletId}:${getAddress(address)}`;
@@ -44,4 +44,20 @@ export function openWalletKey(kek: Kek, wallet: { id: string; address: string; e
     throw new AppError("CRYPTO", `Stored key of wallet ${wallet.id} does not match its address`);
   }
   return signer;
+}
+
+/**
+ * The wallet's key sealed again under the keyring's active key (same associated data), or null
+ * when it already is. Opens with whichever key sealed it, so that key must still be in the
+ * keyring; throws (CONFIG, CRYPTO) when it is not or the value does not open.
+ */
+export function resealWalletKey(kek: Kek, wallet: { id: string; address: string; encryptedKey: string }): string | null {
+  if (!needsReseal(kek, wallet.encryptedKey)) return null;
+  const aad = walletAad(wallet.id, wallet.address);
+  const bytes = open(kek, wallet.encryptedKey, aad);
+  try {
+    return seal(kek, bytes, aad);
+  } finally {
+    bytes.fill(0);
+  }
 }

@@ -1,10 +1,11 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
 import { openWalletKey } from "@relay/custody";
-import { createWalletRepository, type Database } from "@relay/db";
+import { createDatabase, createWalletRepository, type Database } from "@relay/db";
+import { createTestDatabase } from "@relay/testing";
 import { createCliHarness, openTestDatabase, randomKek } from "../cli-harness";
 import { createKekLoader } from "../kek";
 
@@ -108,5 +109,38 @@ describe("relay wallets", () => {
     expect(line).not.toContain("c2hvcnQ=");
 
     expect(await withoutKek.json<WalletView[]>("wallets", "list", "--project", project.name)).toHaveLength(before.length);
+  });
+
+  it("reseal: seals every wallet key again under the active key, so the old key can be retired; keys it cannot open are named, not touched", async () => {
+    // A database of its own: reseal walks every wallet, and the run's shared one holds other tests' keys.
+    const own = await createTestDatabase({ migrate: true });
+    const ownDb = createDatabase({ url: own.url, poolSize: 2 });
+    try {
+      const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+      const before = createCliHarness(ownDb, { kek: { activeKeyId: "k1", keys: new Map([["k1", oldKey]]) } });
+      const p = await before.json<{ name: string }>("projects", "create", `reseal-${randomUUID()}`);
+      const made = [await before.json<WalletView>("wallets", "create", "--project", p.name), await before.json<WalletView>("wallets", "create", "--project", p.name)];
+
+      const rotating = createCliHarness(ownDb, { kek: { activeKeyId: "k2", keys: new Map([["k1", oldKey], ["k2", newKey]]) } });
+      expect(await rotating.json("wallets", "reseal")).toEqual({ activeKeyId: "k2", resealed: 2, alreadyCurrent: 0 });
+      expect(await rotating.json("wallets", "reseal")).toEqual({ activeKeyId: "k2", resealed: 0, alreadyCurrent: 2 });
+
+      // The old key is gone from the keyring: every wallet still opens, to its own address.
+      const retired = { activeKeyId: "k2", keys: new Map([["k2", newKey]]) };
+      for (const wallet of made) {
+        const stored = (await createWalletRepository(ownDb).findWithKey(wallet.id))!;
+        expect(stored.encryptedKey).toMatch(/^v1\.k2\./);
+        expect(openWalletKey(retired, stored).address).toBe(wallet.address);
+      }
+
+      // A keyring without the key they are sealed with: named, left as they are, exit 1.
+      const lost = createCliHarness(ownDb, { kek: { activeKeyId: "k3", keys: new Map([["k3", randomBytes(32)]]) } });
+      const line = await lost.fails("wallets", "reseal");
+      expect(line).toMatch(/^error: 2 wallet key\(s\) do not open with KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEYS_PREVIOUS \(wallets .+\): add the key they were sealed with/);
+      expect((await createWalletRepository(ownDb).findWithKey(made[0]!.id))!.encryptedKey).toMatch(/^v1\.k2\./);
+    } finally {
+      await ownDb.$disconnect();
+      await own.drop();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { AppError, toError } from "@relay/core";
-import { generateWalletKey, importWalletKey, type NewWalletKey } from "@relay/custody";
+import { generateWalletKey, importWalletKey, resealWalletKey, type Kek, type NewWalletKey } from "@relay/custody";
 import type { WalletRecord } from "@relay/db";
 import type { CliDeps } from "../deps";
 import { isUniqueViolation, usageError } from "../errors";
@@ -51,8 +51,33 @@ async function store(deps: CliDeps, projectId: string, key: NewWalletKey): Promi
   });
 }
 
+/**
+ * Every wallet key not sealed under the active key is opened with the keyring and sealed under
+ * the active one, replaced only if unchanged meanwhile (a concurrent run counts it once). Keys
+ * that do not open are listed, not touched: the others are still re-sealed.
+ */
+async function resealWallets(deps: CliDeps, kek: Kek): Promise<{ resealed: number; current: number; unopened: string[] }> {
+  const result = { resealed: 0, current: 0, unopened: [] as string[] };
+  for (let after: string | undefined; ; ) {
+    const page = await deps.wallets.listWithKeys({ ...(after ? { after } : {}), limit: 200 });
+    for (const wallet of page) {
+      let next: string | null;
+      try {
+        next = resealWalletKey(kek, wallet);
+      } catch {
+        result.unopened.push(wallet.id);
+        continue;
+      }
+      if (next === null || !(await deps.wallets.replaceKey(wallet.id, wallet.encryptedKey, next))) result.current++;
+      else result.resealed++;
+    }
+    if (page.length < 200) return result;
+    after = page[page.length - 1]!.id;
+  }
+}
+
 export function registerWalletCommands(program: Command, deps: CliDeps): void {
-  const wallets = program.command("wallets").description("create, import and list project wallets");
+  const wallets = program.command("wallets").description("create, import, list and re-seal project wallets");
 
   withJson(
     wallets
@@ -78,6 +103,27 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const key = importWalletKey(kek, await readPrivateKey(deps, options.privateKeyFile));
     const wallet = await store(deps, project.id, key);
     emit(deps.output, options.json, view(wallet), () => `Imported wallet ${wallet.address} (${wallet.id}) into project ${project.name}`);
+  });
+
+  withJson(
+    wallets
+      .command("reseal")
+      .description(
+        "seal every wallet key again under the active KEY_ENCRYPTION_KEY (after a rotation; the old key must be in KEY_ENCRYPTION_KEYS_PREVIOUS until this has run)",
+      ),
+  ).action(async (options: JsonOption) => {
+    const kek = deps.getKek();
+    const result = await resealWallets(deps, kek);
+    if (result.unopened.length > 0) {
+      const shown = result.unopened.slice(0, 5).join(", ") + (result.unopened.length > 5 ? ", …" : "");
+      throw new AppError(
+        "CONFIG",
+        `${result.unopened.length} wallet key(s) do not open with KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEYS_PREVIOUS (wallets ${shown}): add the key they were sealed with to KEY_ENCRYPTION_KEYS_PREVIOUS and run again (${result.resealed} re-sealed, ${result.current} already under ${kek.activeKeyId})`,
+      );
+    }
+    emit(deps.output, options.json, { activeKeyId: kek.activeKeyId, resealed: result.resealed, alreadyCurrent: result.current }, () =>
+      `Re-sealed ${result.resealed} wallet key(s) under ${kek.activeKeyId}; ${result.current} already were. Older keys can now leave KEY_ENCRYPTION_KEYS_PREVIOUS.`,
+    );
   });
 
   withJson(

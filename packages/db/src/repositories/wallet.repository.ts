@@ -39,6 +39,15 @@ export function createWalletRepository(db: WalletDatabase) {
     findByAddress: (address: string): Promise<WalletRecord | null> =>
       db.wallet.findUnique({ where: { address }, select: publicFields }),
     findWithKey: (id: string): Promise<WalletWithKey | null> => db.wallet.findUnique({ where: { id } }),
+    /** Every wallet with its sealed key, in pages by id (re-sealing under a new key-encryption key). */
+    listWithKeys: (page: { after?: string; limit: number }): Promise<WalletWithKey[]> =>
+      db.wallet.findMany({ where: page.after ? { id: { gt: page.after } } : {}, orderBy: { id: "asc" }, take: page.limit }),
+    /**
+     * Replaces the sealed key, only if it is still `previous` (a concurrent re-seal or change
+     * wins); whether it was replaced.
+     */
+    replaceKey: async (id: string, previous: string, next: string): Promise<boolean> =>
+      (await db.wallet.updateMany({ where: { id, encryptedKey: previous }, data: { encryptedKey: next } })).count === 1,
     /** Every wallet's address, in pages (for scheduled checks over all wallets). */
     listAddresses: async (page: { after?: string; limit: number }): Promise<string[]> =>
       (
