@@ -5,6 +5,7 @@ import type { PersonalSignRequest, PersonalSignResponse } from "../routes/person
 import type { RequestContext } from "./request-context";
 import { CLEANUP_DELAYS_MS, retryInBackground } from "./retry-in-background";
 import type { SignBatches } from "./sign-batches";
+import { claimSignatureId, InsertUnanswered, type Claim } from "./claim-signature-id";
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
@@ -26,7 +27,6 @@ interface WalletRef {
 const MAX_CACHED_WALLETS = 50_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 
 /**
  * personal_sign: store the request, hand its id to the signing worker, wait for the signature.
@@ -113,22 +113,13 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
       const signatureId = request.signatureId ?? randomUUID();
       const message = encoder.encode(request.message);
 
-      let inserted: boolean;
+      let claim: Claim;
       try {
-        inserted = await deps.signatures.insertPending({ id: signatureId, projectId, walletId: wallet.id, message });
+        claim = await claimSignatureId(deps.signatures, { id: signatureId, projectId, walletId: wallet.id, message });
       } catch (e) {
-        throw removeLater(signatureId, e);
+        throw e instanceof InsertUnanswered ? removeLater(signatureId, e.reason) : e;
       }
-      if (!inserted) {
-        const existing = await deps.signatures.findById(signatureId);
-        if (!existing || existing.projectId !== projectId || existing.walletId !== wallet.id || !sameBytes(existing.message, message)) {
-          throw new AppError(
-            "SIGNATURE_ERROR",
-            `signatureId ${signatureId} was already used for another signer or message; omit it or send a new UUID`,
-          );
-        }
-        if (existing.status === "SIGNED" && existing.signature) return respond(signatureId, request, existing.signature);
-      }
+      if (claim.kind === "signed") return respond(signatureId, request, claim.signature);
       return waitForSignature(signatureId, request, context);
     },
   };
