@@ -56,6 +56,8 @@ export interface GatewayDeps {
     authCacheTtlMs: number;
     queuePrefix: string;
     trustProxy: string;
+    /** The address the gateway listens on (decides whether /metrics may go without a token). */
+    host: string;
     env: "development" | "production" | "test";
     /** Seals webhook secrets (never the wallet KEK). */
     webhookKeyring: Kek;
@@ -145,7 +147,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(docsRoutes(buildOpenApiDocument()));
 
   registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
-  app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", logger: deps.logger }));
+  app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", host: settings.host, logger: deps.logger }));
   if (settings.adminToken) app.use(adminQueuesRoutes({ queue: deps.producer.queue, adminToken: settings.adminToken }));
 
   app.use(notFound);

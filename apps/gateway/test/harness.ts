@@ -86,6 +86,7 @@ export async function startHarness(
       authCacheTtlMs: 0,
       queuePrefix: prefix,
       trustProxy: "loopback",
+      host: "127.0.0.1",
       env: "test",
       webhookKeyring,
       webhookRotationGraceMs: 24 * 60 * 60 * 1000,

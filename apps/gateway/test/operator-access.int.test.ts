@@ -128,4 +128,22 @@ describe("operator endpoints when their tokens are not set", () => {
     expect(metrics.status).toBe(404);
     expect(((await metrics.json()) as { message: string }).message).toMatch(/METRICS_TOKEN/);
   });
+
+  it("has no /metrics without METRICS_TOKEN on a gateway listening beyond loopback, whatever NODE_ENV says", async () => {
+    const open = await startHarness("operator-open-host", { env: "development", host: "0.0.0.0" });
+    try {
+      const metrics = await fetch(`${open.baseUrl}/metrics`);
+      expect(metrics.status).toBe(404);
+      expect(((await metrics.json()) as { message: string }).message).toMatch(/listens on 0\.0\.0\.0, beyond loopback.*METRICS_TOKEN/);
+    } finally {
+      await open.close();
+    }
+    // On loopback in development it is open, as the quick start shows it.
+    const local = await startHarness("operator-loopback", { env: "development" });
+    try {
+      expect((await fetch(`${local.baseUrl}/metrics`)).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
 });

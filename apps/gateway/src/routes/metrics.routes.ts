@@ -8,15 +8,28 @@ export interface MetricsRoutesDeps {
   token: string | undefined;
   /** Without a token, production serves no /metrics: its gauges name every project's wallets. */
   production: boolean;
+  /** Where the gateway listens: without a token, /metrics is served only on a loopback address. */
+  host: string;
   logger: Logger;
 }
+
+const isLoopback = (host: string) => host === "localhost" || host === "::1" || /^127\./.test(host);
 
 /** `GET /metrics` in Prometheus' text format (docs/metrics.md). */
 export function metricsRoutes(deps: MetricsRoutesDeps): Router {
   const router = Router();
-  if (deps.production && deps.token === undefined) {
+  // Without a token only where no one else can reach it: not in production (a proxy in front
+  // passes every path), and not on a gateway listening beyond loopback whatever NODE_ENV says.
+  const off =
+    deps.token === undefined &&
+    (deps.production
+      ? "in production /metrics is served only with METRICS_TOKEN set"
+      : !isLoopback(deps.host)
+        ? `the gateway listens on ${deps.host}, beyond loopback: /metrics is served there only with METRICS_TOKEN set`
+        : null);
+  if (off) {
     router.get("/metrics", (_req, res) => {
-      res.status(404).json({ message: "Metrics are off: in production /metrics is served only with METRICS_TOKEN set" });
+      res.status(404).json({ message: `Metrics are off: ${off}` });
     });
     return router;
   }
