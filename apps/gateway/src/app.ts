@@ -55,7 +55,7 @@ export interface GatewayDeps {
     rateLimitPerMinute: number;
     authCacheTtlMs: number;
     queuePrefix: string;
-    trustProxy: string;
+    trustProxy: boolean | number | string;
     /** The address the gateway listens on (decides whether /metrics may go without a token). */
     host: string;
     env: "development" | "production" | "test";

@@ -62,6 +62,14 @@ describe("configuration", () => {
     expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY: b, WEBHOOK_SECRET_KEYS_PREVIOUS: `k1:${a}` })).toThrow(/WEBHOOK_SECRET_KEYS_PREVIOUS \(set\): key id "k1"/);
   });
 
+  test("TRUST_PROXY is read as Express means it: booleans, hop counts, addresses and subnets; anything else names the variable", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    const read = (TRUST_PROXY?: string) => loadGatewayConfig(TRUST_PROXY === undefined ? { WEBHOOK_SECRET_KEY } : { WEBHOOK_SECRET_KEY, TRUST_PROXY }).trustProxy;
+    expect([read(), read("true"), read("false"), read("1"), read("10.0.0.0/8, 127.0.0.1,loopback")]).toEqual(["loopback", true, false, 1, "10.0.0.0/8, 127.0.0.1,loopback"]);
+    expect(() => read("yes")).toThrow(/TRUST_PROXY \("yes"\): "yes" is not true, false, a hop count/);
+    expect(() => read("10.0.0.0/8,proxy.internal")).toThrow(/"proxy.internal" is not/);
+  });
+
   test("a variable set to the empty string counts as unset: its default, or 'is required'", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     const defaults = loadGatewayConfig({ WEBHOOK_SECRET_KEY });

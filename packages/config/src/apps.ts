@@ -14,6 +14,7 @@ import {
   shutdownGraceMs,
   toKeyEncryptionConfig,
   toWebhookKeyring,
+  trustProxy,
   webhookKeyFields,
   metricsTokenField,
   toWorkerMetrics,
@@ -62,7 +63,7 @@ const gatewaySchema = z.object({
   SIGN_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000, "must be at most 60000 ms").default(5000),
   RATE_LIMIT_PER_MINUTE: positiveInt(6000),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
-  TRUST_PROXY: z.string().default("loopback"),
+  TRUST_PROXY: trustProxy,
   /** A request never waits longer than this for one Postgres answer (a stalled server). */
   DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int("must be a whole number").min(100, "must be at least 100 ms").default(10_000),
   /**
@@ -90,7 +91,8 @@ export interface GatewayConfig extends CommonConfig {
   signTimeoutMs: number;
   rateLimitPerMinute: number;
   authCacheTtlMs: number;
-  trustProxy: string;
+  /** Express's `trust proxy`: true, false, a hop count, or addresses, subnets and names. */
+  trustProxy: boolean | number | string;
   databaseQueryTimeoutMs: number;
   /** Seals the webhook secrets the gateway creates (never the wallet KEK). */
   webhookKeyring: KeyEncryptionConfig;

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { ConfigError } from "./load";
 import { z } from "zod";
 
@@ -150,3 +151,31 @@ export const toWorkerMetrics = (v: { METRICS_PORT: number; METRICS_HOST: string;
   host: v.METRICS_HOST,
   token: v.METRICS_TOKEN,
 });
+
+const TRUST_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const isTrustEntry = (entry: string) => {
+  if (TRUST_NAMES.has(entry) || isIP(entry) !== 0) return true;
+  const [ip, bits, extra] = entry.split("/");
+  return extra === undefined && ip !== undefined && isIP(ip) !== 0 && bits !== undefined && /^\d{1,3}$/.test(bits);
+};
+
+/**
+ * Express's `trust proxy`, which decides the client address in the request log (`req.ip`): `true`
+ * or `false`, a hop count (`1`: trust the one proxy in front), or a comma-separated list of
+ * addresses, subnets and the names loopback, linklocal, uniquelocal. Passed on as a string,
+ * `1` was read as the address 0.0.0.1 and `true` stopped the gateway at start-up without naming
+ * the variable.
+ */
+export const trustProxy = z
+  .string()
+  .default("loopback")
+  .transform((value, ctx) => {
+    if (value === "true" || value === "false") return value === "true";
+    if (/^\d+$/.test(value)) return Number(value);
+    const bad = value.split(",").map((e) => e.trim()).find((e) => !isTrustEntry(e));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: "custom", message: `${JSON.stringify(bad)} is not true, false, a hop count, an address, a subnet or loopback/linklocal/uniquelocal` });
+      return z.NEVER;
+    }
+    return value;
+  });

@@ -28,7 +28,7 @@ const levelOf = (statusCode: number, finished: boolean) => (statusCode >= 500 ? 
 
 /**
  * One log line per request, written when its response is done (or the client went away first):
- * `req` (id, method, url), `reqId`, `route` (the pattern, as in the metrics), the linked ids,
+ * `req` (id, method, url, remoteAddress), `reqId`, `route` (the pattern, as in the metrics), the linked ids,
  * `res.statusCode` and `responseTime`; level by status. The request id is the client's
  * `x-request-id` when it is a plain id (REQUEST_ID_PATTERN), a new UUID otherwise, and is sent
  * back in the response header.
@@ -49,7 +49,8 @@ export function requestLog(logger: Logger): RequestHandler {
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
         {
-          req: { id, method: req.method, url: req.originalUrl },
+          // The client, as TRUST_PROXY lets the proxies in front tell it.
+          req: { id, method: req.method, url: req.originalUrl, remoteAddress: req.ip },
           reqId: id,
           route: routeLabel(req),
           ...(res.locals.logIds as Record<string, string> | undefined),
