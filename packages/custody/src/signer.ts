@@ -55,17 +55,33 @@ export interface LocalSignerOptions {
  */
 export function createLocalSigner(kek: Kek, options: LocalSignerOptions): Signer {
   const max = options.maxCachedKeys ?? 10_000;
+  // Least recently used first (a Map keeps insertion order; a hit moves the key to the end).
   const cache = new Map<string, Uint8Array>();
+  // A cold wallet asked for by many requests at once (a batch of 100) is read and opened once.
+  const loading = new Map<string, Promise<Uint8Array>>();
 
-  const keyFor = async (walletId: string): Promise<Uint8Array> => {
-    const cached = cache.get(walletId);
-    if (cached) return cached;
+  const load = async (walletId: string): Promise<Uint8Array> => {
     const ref = await options.loadKey(walletId);
     if (!ref) throw new AppError("NOT_FOUND", `Wallet ${walletId} does not exist`);
     const key = Buffer.from(openWalletKey(kek, ref).privateKey.slice(2), "hex");
     if (cache.size >= max) cache.delete(cache.keys().next().value as string);
     cache.set(walletId, key);
     return key;
+  };
+
+  const keyFor = (walletId: string): Promise<Uint8Array> => {
+    const cached = cache.get(walletId);
+    if (cached) {
+      cache.delete(walletId);
+      cache.set(walletId, cached);
+      return Promise.resolve(cached);
+    }
+    let pending = loading.get(walletId);
+    if (!pending) {
+      pending = load(walletId).finally(() => loading.delete(walletId));
+      loading.set(walletId, pending);
+    }
+    return pending;
   };
 
   const sign = (digestHex: string, key: Uint8Array) => {

@@ -43,6 +43,31 @@ describe("wallet keys", () => {
     await expect(signer.signMessage("missing", new Uint8Array())).rejects.toThrow(/does not exist/);
   });
 
+  it("keeps the most recently used keys (LRU), and reads a cold wallet once for many requests at once", async () => {
+    const refs = new Map(
+      ["a", "b", "c"].map((id) => {
+        const key = generateWalletKey(kek);
+        return [id, { id, address: key.address, encryptedKey: key.sealFor(id) }] as const;
+      }),
+    );
+    const loads: string[] = [];
+    const signer = createLocalSigner(kek, { maxCachedKeys: 2, loadKey: async (id) => (loads.push(id), refs.get(id) ?? null) });
+    const sign = (id: string) => signer.signMessage(id, new TextEncoder().encode(id));
+
+    await Promise.all(Array.from({ length: 20 }, () => sign("a")));
+    expect(loads).toEqual(["a"]);
+    await sign("b");
+    await sign("a"); // a is now the most recently used
+    await sign("c"); // evicts b, the least recently used
+    await sign("a");
+    expect(loads).toEqual(["a", "b", "c"]);
+    await sign("b");
+    expect(loads).toEqual(["a", "b", "c", "b"]);
+    // A wallet that does not exist fails every request that asked at once, and is not remembered.
+    await expect(Promise.all([sign("missing"), sign("missing")])).rejects.toThrow(/does not exist/);
+    await expect(sign("missing")).rejects.toThrow(/does not exist/);
+  });
+
   it("produces exactly ethers' signature (RFC 6979), for many messages and keys", async () => {
     for (let i = 0; i < 50; i++) {
       const key = generateWalletKey(kek);
