@@ -100,6 +100,16 @@ describe("sign batches", () => {
       const batches = createSignBatches({ producer: stuckProducer, results, timeoutMs: 300 });
       await expect(batches.sign(randomUUID())).rejects.toMatchObject({ code: "TIMEOUT" });
       await expect(batches.sign(randomUUID())).rejects.toMatchObject({ code: "TIMEOUT" });
+
+      // A request queued behind the hung batch gets the same time-out, counted from its own start.
+      const slow = createSignBatches({ producer: stuckProducer, results, timeoutMs: 1000 });
+      const first = slow.sign(randomUUID());
+      first.catch(() => undefined);
+      await new Promise((r) => setImmediate(r));
+      const started = Date.now();
+      await expect(slow.sign(randomUUID())).rejects.toMatchObject({ code: "TIMEOUT" });
+      expect(Date.now() - started).toBeLessThan(1600); // not 1000 behind the first and 1000 of its own
+      await expect(first).rejects.toMatchObject({ code: "TIMEOUT" });
     } finally {
       never.disconnect();
     }

@@ -22,10 +22,10 @@ interface BatchResult {
  * `work`, or a TIMEOUT rejection after `ms`: an enqueue that hangs (a Redis connection that never
  * came up) must not hold the batch slot, and every request behind it, forever.
  */
-function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+function withinTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AppError("TIMEOUT", `The signing job could not be enqueued within ${ms} ms`, { retryable: true })), ms);
+    timer = setTimeout(() => reject(new AppError("TIMEOUT", `${what} within ${ms} ms`, { retryable: true })), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
@@ -47,19 +47,22 @@ interface Ticket {
  * start on it (one that already has, finds the record gone and does not sign).
  */
 export function createSignBatches(deps: SignBatchesDeps) {
-  const enqueueBatch = createBatcher<{ signatureId: string; reqId?: string | undefined }, Ticket>(
+  const enqueueBatch = createBatcher<{ signatureId: string; reqId?: string | undefined; deadline: number }, Ticket>(
     async (requests) => {
       const payload = {
         v: 2 as const,
         batch: randomBytes(8).toString("hex"),
         signatures: requests.map(({ signatureId, reqId }) => ({ signatureId, ...(reqId === undefined ? {} : { reqId }) })),
       };
+      // The batch ends at its earliest request's deadline: a request's time-out counts from the
+      // request, also when it waited behind a batch whose enqueue hung.
+      const timeoutMs = Math.max(1, Math.min(...requests.map((r) => r.deadline)) - Date.now());
       // Waiting starts before the job exists, so a job that finishes at once cannot slip past.
-      const finished = deps.results.expect(jobIdOf("personalSign", payload), deps.timeoutMs) as Promise<BatchResult>;
+      const finished = deps.results.expect(jobIdOf("personalSign", payload), timeoutMs) as Promise<BatchResult>;
       finished.catch(() => undefined); // observed below, or dropped with a batch that was never enqueued
       let job: Job;
       try {
-        job = await withinTimeout(deps.producer.enqueue("personalSign", payload), deps.timeoutMs);
+        job = await withinTimeout(deps.producer.enqueue("personalSign", payload), timeoutMs, "The signing job could not be enqueued");
       } catch (e) {
         const error = toError(e);
         return requests.map(() => error);
@@ -77,10 +80,15 @@ export function createSignBatches(deps: SignBatchesDeps) {
   return {
     /**
      * Signs a stored request in the next batch and answers the worker's outcome for it. Rejects
-     * when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT).
+     * when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT), within the
+     * time-out counted from this call.
      */
     sign: async (signatureId: string, reqId?: string): Promise<SignOutcome> => {
-      const ticket = await enqueueBatch({ signatureId, reqId });
+      const deadline = Date.now() + deps.timeoutMs;
+      // Behind a batch whose enqueue hangs, a request used to wait that time-out and then its own
+      // again. Given up on here, its record is removed by the caller, and a worker that later
+      // starts on its batch finds it gone.
+      const ticket = await withinTimeout(enqueueBatch({ signatureId, reqId, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
       const { results } = await ticket.done;
       const outcome = results[signatureId];
       if (!outcome) throw new AppError("INTERNAL", `signing worker's answer for batch has no result for ${signatureId}`);
