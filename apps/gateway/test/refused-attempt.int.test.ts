@@ -1,5 +1,5 @@
 import { keccak256, parseUnits, toBeHex, Wallet, type JsonRpcProvider } from "ethers";
-import { createChainRepository, createPool, createTransactionRepository, type TransactionRepository } from "@relay/db";
+import { createPool, createTransactionRepository, type TransactionRepository } from "@relay/db";
 import { addChain, createProjectFixture, fund, readTransaction, startRecorderChain, testDatabaseUrl, waitForStatus, type ProjectFixture, type RecorderChain } from "@relay/testing";
 import { sendTransaction, startHarness, type Harness } from "./harness";
 
@@ -28,16 +28,7 @@ describe("a stored attempt the node refuses", () => {
     transactions = createTransactionRepository({ sql: pool, db: h.db });
     await addChain(h.db, chain.anvil, { stuckAfterSeconds: STUCK_AFTER_SECONDS });
     // A max-fee cap of 10 gwei: room above a 1 gwei attempt, none above a 50 gwei base fee.
-    await createChainRepository(h.db).upsert({
-      chainId: BigInt(capped.anvil.chainId),
-      name: `anvil ${capped.anvil.chainId} (capped)`,
-      rpcUrls: [capped.anvil.rpcUrl],
-      confirmations: 1,
-      lowBalanceThresholdWei: 0n,
-      blockTimeMs: 200,
-      stuckAfterSeconds: STUCK_AFTER_SECONDS,
-      maxFeePerGasCapWei: gwei(10),
-    });
+    await addChain(h.db, capped.anvil, { stuckAfterSeconds: STUCK_AFTER_SECONDS, maxFeePerGasCapWei: gwei(10) });
     key = Wallet.createRandom() as unknown as Wallet;
     project = await createProjectFixture(h.db, h.kek, { privateKeys: [key.privateKey] });
     await fund(chain.anvil.rpcUrl, [key.address]);

@@ -1,5 +1,4 @@
 import { JsonRpcProvider, toBeHex } from "ethers";
-import { createChainRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 import { addChain, fund, readTransaction, waitForStatus, type TransactionView } from "@relay/testing";
@@ -56,16 +55,7 @@ describe("a transaction not mined in time", () => {
     // (and can be mined), a replacement 12.5 % higher cannot be.
     const block = await capped.rpc.getBlock("latest");
     const tip = BigInt((await capped.rpc.send("eth_maxPriorityFeePerGas", [])) as string);
-    await createChainRepository(h.db).upsert({
-      chainId: BigInt(capped.anvil.chainId),
-      name: `anvil ${capped.anvil.chainId} (capped)`,
-      rpcUrls: [capped.anvil.rpcUrl],
-      confirmations: 1,
-      lowBalanceThresholdWei: 0n,
-      blockTimeMs: 200,
-      stuckAfterSeconds: STUCK_AFTER_SECONDS,
-      maxFeePerGasCapWei: block!.baseFeePerGas! + tip,
-    });
+    await addChain(h.db, capped.anvil, { stuckAfterSeconds: STUCK_AFTER_SECONDS, maxFeePerGasCapWei: block!.baseFeePerGas! + tip });
 
     project = await createProjectFixture(h.db, h.kek, { wallets: 1 });
     await fund(chain.anvil.rpcUrl, [project.wallets[0]!.address]);

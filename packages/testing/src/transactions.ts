@@ -9,9 +9,10 @@ export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED"];
 export async function addChain(
   db: Database,
   anvil: AnvilInstance,
-  overrides: { stuckAfterSeconds?: number; confirmations?: number; lowBalanceThresholdWei?: bigint } = {},
+  overrides: { stuckAfterSeconds?: number; confirmations?: number; lowBalanceThresholdWei?: bigint; maxFeePerGasCapWei?: bigint } = {},
 ) {
   await createChainRepository(db).upsert({
+    ...(overrides.maxFeePerGasCapWei === undefined ? {} : { maxFeePerGasCapWei: overrides.maxFeePerGasCapWei }),
     chainId: BigInt(anvil.chainId),
     name: `anvil ${anvil.chainId}`,
     rpcUrls: [anvil.rpcUrl],

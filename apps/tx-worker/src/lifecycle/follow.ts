@@ -6,6 +6,7 @@ import { broadcast, type BroadcastOutcome } from "./broadcast";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { fillGapIfAbandoned } from "./fill-gap";
 import { checkBalance } from "./check-balance";
+import { noteOnce } from "./note-once";
 import type { StepContext, StepDeps } from "./deps";
 import type { ChainView } from "../chain/chain-view";
 import type { MinedReceipt } from "../chain/receipt-index";
@@ -139,15 +140,13 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const fees = bumpFees(feesOf(latest), await view.fees(), chain);
   if (!fees) {
     logger.warn({ hash: latest.hash }, "stuck, and the chain's fee cap leaves no room for a replacement");
-    // The project learns why it waits from the history (and its webhook), once per such wait.
-    const history = await deps.transactions.history(tx.projectId, tx.id);
-    if (!history[history.length - 1]?.reason?.includes(CAPPED)) {
-      await deps.transactions.move(tx.projectId, tx.id, {
-        from: "SUBMITTED",
-        to: "SUBMITTED",
-        reason: `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}, maxPriorityFeePerGas ${chain.maxPriorityFeePerGasCapWei ?? "no cap"}): waiting`,
-      });
-    }
+    await noteOnce(
+      deps,
+      tx,
+      "SUBMITTED",
+      CAPPED,
+      `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}, maxPriorityFeePerGas ${chain.maxPriorityFeePerGasCapWei ?? "no cap"}): waiting`,
+    );
     await broadcast(provider, latest);
     return runAgainIn(chain.stuckAfterSeconds * 1000);
   }

@@ -4,6 +4,7 @@ import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
 import { chooseSender } from "./choose-sender";
+import { noteOnce } from "./note-once";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { walletOrder } from "./wallet-choice";
 import type { StepContext, StepDeps } from "./deps";
@@ -100,14 +101,7 @@ async function reprice(deps: StepDeps, tx: TransactionRecord, refused: AttemptRe
   const fees = bumpFees(feesOf(refused), await view.fees(), chain);
   if (!fees) {
     logger.warn({ hash: refused.hash }, "signed transaction refused on its fees, and the chain's fee cap leaves no room for more");
-    const history = await deps.transactions.history(tx.projectId, tx.id);
-    if (!history[history.length - 1]?.reason?.includes(CAPPED)) {
-      await deps.transactions.move(tx.projectId, tx.id, {
-        from: "PENDING",
-        to: "PENDING",
-        reason: `the node refused the signed transaction (${message}); ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}): waiting`,
-      });
-    }
+    await noteOnce(deps, tx, "PENDING", CAPPED, `the node refused the signed transaction (${message}); ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}): waiting`);
     return runAgainIn(chain.stuckAfterSeconds * 1000);
   }
   const wallet = await deps.wallets.findByAddress(refused.fromAddress);

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { createLogger } from "@relay/core";
-import { createDatabase, createEventCallbackRepository, createEventDispatchRepository, createPool, createWebhookDeliveryRepository } from "@relay/db";
-import { createProducer, createRedis, jobCatalog, jobIdOf, type Job } from "@relay/queue";
-import { createProjectFixture, createTestDatabase, deleteRedisKeys, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
+import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository } from "@relay/db";
+import { createProducer, jobCatalog, jobIdOf, type Job } from "@relay/queue";
+import { createProjectFixture, testKek } from "@relay/testing";
 import { sealWebhookSecret } from "@relay/webhooks";
+import { ownBackends, type OwnBackends } from "../../test/support";
 import { createReconcileDeliveriesProcessor } from "./reconcile-deliveries.processor";
 
 const keyring = { activeKeyId: "t", keys: new Map([["t", randomBytes(32)]]) };
@@ -12,22 +13,18 @@ const OVERDUE_AFTER_MS = 60_000;
 
 describe("reconcileDeliveries processor", () => {
   // Its own database: the reconciler looks at every project's deliveries.
-  let database: TestDatabase;
-  let pool: ReturnType<typeof createPool>;
-  const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
-  const prefix = testQueuePrefix("reconcile-deliveries");
-  const producer = createProducer({ connection: redis, prefix });
+  let b: OwnBackends;
+  let pool: OwnBackends["pool"];
+  let producer: ReturnType<typeof createProducer>;
 
   beforeAll(async () => {
-    database = await createTestDatabase({ migrate: true });
-    pool = createPool({ url: database.url, poolSize: 2 });
+    b = await ownBackends("reconcile-deliveries", 2);
+    pool = b.pool;
+    producer = createProducer({ connection: b.redis, prefix: b.prefix });
   });
   afterAll(async () => {
-    await producer.close();
-    await deleteRedisKeys(redis, prefix);
-    await redis.quit();
-    await pool.end();
-    await database.drop();
+    await producer?.close();
+    await b?.close();
   });
 
   /** `n` PENDING deliveries to one registration, each due `overdueBy` ago (the i-th a second earlier still), without jobs. */
@@ -49,7 +46,7 @@ describe("reconcileDeliveries processor", () => {
   const jobOf = (deliveryId: string) => producer.queue("deliverWebhook").getJob(jobIdOf("deliverWebhook", { v: 1, deliveryId }));
 
   test("reaches a delivery that lost its job behind more overdue ones with live jobs than a run checks", async () => {
-    const db = createDatabase({ pool });
+    const db = b.db;
     const project = await createProjectFixture(db, testKek(), { wallets: 0 });
     const registration = await createEventCallbackRepository({ sql: pool, db }).create({
       projectId: project.projectId,

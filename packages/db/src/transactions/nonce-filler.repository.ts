@@ -15,7 +15,37 @@ export interface NonceFillerRecord {
   createdAt: Date;
 }
 
+const FILLER_COLUMNS = `chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"`;
+
+/**
+ * `changed` (a CTE named "changed" that writes the nonce's row and returns it) and the row as it
+ * is now: the changed one, or the stored one when nothing changed. $1 chain, $2 address, $3 nonce.
+ */
+const CHANGED_OR_STORED = (changed: string) => `
+  WITH changed AS (${changed} RETURNING *)
+  SELECT ${FILLER_COLUMNS} FROM changed
+  UNION ALL
+  SELECT ${FILLER_COLUMNS} FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND NOT EXISTS (SELECT 1 FROM changed)`;
+
+const RECORD = CHANGED_OR_STORED(`
+  INSERT INTO nonce_filler (chain_id, address, nonce, hash, raw_transaction, status)
+  VALUES ($1, $2, $3, $4, $5, 'SIGNED')
+  ON CONFLICT (chain_id, address, nonce) DO NOTHING`);
+
+const REPLACE = CHANGED_OR_STORED(`
+  UPDATE nonce_filler SET hash = $5, raw_transaction = $6
+   WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND hash = $4`);
+
+type FillerRow = Omit<NonceFillerRecord, "chainId" | "nonce"> & { chainId: string; nonce: string };
+const toFiller = (row: FillerRow): NonceFillerRecord => ({ ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) });
+
 export function createNonceFillerRepository(sql: Sql) {
+  const one = async (text: string, params: unknown[]): Promise<NonceFillerRecord | null> => {
+    const row = (await sql.query<FillerRow>(text, params)).rows[0];
+    return row ? toFiller(row) : null;
+  };
+  const at = (f: Pick<NonceFillerRecord, "chainId" | "address" | "nonce">) => [f.chainId.toString(), f.address, f.nonce.toString()];
+
   return {
     /** The status of the transaction bound to this nonce, or null when none is. */
     holderStatus: async (chainId: bigint, address: string, nonce: bigint): Promise<TransactionStatus | null> => {
@@ -26,54 +56,18 @@ export function createNonceFillerRepository(sql: Sql) {
       return result.rows[0]?.status ?? null;
     },
     /** The filler stored for this nonce, or null. */
-    find: async (chainId: bigint, address: string, nonce: bigint): Promise<NonceFillerRecord | null> => {
-      const result = await sql.query<{ chainId: string; address: string; nonce: string; hash: string; rawTransaction: Buffer; createdAt: Date }>(
-        `SELECT chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"
-           FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3`,
-        [chainId.toString(), address, nonce.toString()],
-      );
-      const row = result.rows[0];
-      return row ? { ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) } : null;
-    },
+    find: (chainId: bigint, address: string, nonce: bigint): Promise<NonceFillerRecord | null> =>
+      one(`SELECT ${FILLER_COLUMNS} FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3`, at({ chainId, address, nonce })),
     /** Stores a signed filler unless one exists for the nonce; returns the one stored. */
-    record: async (filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> => {
-      const result = await sql.query<{ chainId: string; address: string; nonce: string; hash: string; rawTransaction: Buffer; createdAt: Date }>(
-        `WITH inserted AS (
-           INSERT INTO nonce_filler (chain_id, address, nonce, hash, raw_transaction, status)
-           VALUES ($1, $2, $3, $4, $5, 'SIGNED')
-           ON CONFLICT (chain_id, address, nonce) DO NOTHING
-           RETURNING *)
-         SELECT chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"
-           FROM inserted
-         UNION ALL
-         SELECT chain_id::text, address, nonce::text, hash, raw_transaction, created_at
-           FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND NOT EXISTS (SELECT 1 FROM inserted)`,
-        [filler.chainId.toString(), filler.address, filler.nonce.toString(), filler.hash, Buffer.from(filler.rawTransaction)],
-      );
-      const row = result.rows[0]!;
-      return { ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) };
-    },
+    record: async (filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> =>
+      (await one(RECORD, [...at(filler), filler.hash, Buffer.from(filler.rawTransaction)]))!,
     /**
      * Replaces the stored filler of a nonce with new bytes (the node refused the stored ones on
      * their fees), only if it is still `previousHash`: of replicas re-pricing at once, one wins and
      * the others go on with its bytes. Returns the filler stored now.
      */
-    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> => {
-      const result = await sql.query<{ chainId: string; address: string; nonce: string; hash: string; rawTransaction: Buffer; createdAt: Date }>(
-        `WITH replaced AS (
-           UPDATE nonce_filler SET hash = $5, raw_transaction = $6
-            WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND hash = $4
-           RETURNING *)
-         SELECT chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"
-           FROM replaced
-         UNION ALL
-         SELECT chain_id::text, address, nonce::text, hash, raw_transaction, created_at
-           FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND NOT EXISTS (SELECT 1 FROM replaced)`,
-        [filler.chainId.toString(), filler.address, filler.nonce.toString(), previousHash, filler.hash, Buffer.from(filler.rawTransaction)],
-      );
-      const row = result.rows[0]!;
-      return { ...row, chainId: BigInt(row.chainId), nonce: BigInt(row.nonce) };
-    },
+    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> =>
+      (await one(REPLACE, [...at(filler), previousHash, filler.hash, Buffer.from(filler.rawTransaction)]))!,
   };
 }
 
