@@ -1,6 +1,7 @@
 import { Router } from "express";
 import type { Logger } from "@relay/core";
 import { metricsEndpoint, type Registry } from "@relay/metrics";
+import { nonPublicRange } from "@relay/webhooks";
 
 export interface MetricsRoutesDeps {
   registry: Registry;
@@ -13,7 +14,8 @@ export interface MetricsRoutesDeps {
   logger: Logger;
 }
 
-const isLoopback = (host: string) => host === "localhost" || host === "::1" || /^127\./.test(host);
+/** `localhost`, or an address in the loopback range (127/8, ::1, ::ffff:127.x), judged by the table the webhook filter uses. */
+const isLoopback = (host: string) => host === "localhost" || nonPublicRange(host) === "loopback";
 
 /** `GET /metrics` in Prometheus' text format (docs/metrics.md). */
 export function metricsRoutes(deps: MetricsRoutesDeps): Router {
