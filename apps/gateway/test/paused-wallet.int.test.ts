@@ -16,7 +16,8 @@ describe("a wallet that cannot pay", () => {
     ({ anvil, recorder } = chain);
     rpc = recorder.provider;
     h = await startHarness("paused-wallet");
-    await addChain(h.db, anvil);
+    // Below 0.5 ETH a wallet is low: the empty wallet is, the refunded one (1 ETH) is not.
+    await addChain(h.db, anvil, { lowBalanceThresholdWei: parseEther("0.5") });
     project = await createProjectFixture(h.db, h.kek, { wallets: 1 }); // a new key: 0 ETH
     await h.startTxWorker();
   });
@@ -44,6 +45,14 @@ describe("a wallet that cannot pay", () => {
     expect(paused.history[1]!.reason).toContain(wallet);
     expect(paused.attempts).toEqual([]);
     expect(await rpc.getTransactionCount(wallet)).toBe(0);
+    // The pause tells the project at once that the wallet is low (this harness runs no scheduled
+    // balance check, so the event can only come from the pause).
+    const lowEvents = async () =>
+      (await h.db.$queryRawUnsafe<{ data: { walletAddress: string; balance: string } }[]>(
+        `SELECT payload->'data' AS data FROM event WHERE event_type = 'WalletBalanceLow' AND payload->'data'->>'walletAddress' = $1`,
+        wallet,
+      ));
+    expect(await lowEvents()).toEqual([{ data: expect.objectContaining({ walletAddress: wallet, balance: "0" }) }]);
 
     // It stays paused while the wallet is empty (the balance is looked at every couple of seconds).
     await new Promise((r) => setTimeout(r, 2500));
@@ -59,5 +68,7 @@ describe("a wallet that cannot pay", () => {
     expect(tx.nonce).toBe("0");
     expect((await rpc.getTransactionReceipt(tx.hash!))?.from).toBe(wallet);
     expect(await recorder.contract.getFunction("docVersion")(5)).toBe(2n);
+    // Each retry of the paused send checked again; the wallet stayed low, so still one event.
+    expect(await lowEvents()).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import { AppError } from "@relay/core";
 import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
+import { checkBalance } from "./check-balance";
 import { chooseSender } from "./choose-sender";
 import { noteOnce } from "./note-once";
 import { feesOf, signAttempt } from "./sign-attempt";
@@ -16,12 +17,18 @@ import type { StepContext, StepDeps } from "./deps";
  * stored attempt are reused, never replaced.
  */
 export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
-  const { record: chain, provider, view } = await deps.chains.get(tx.chainId);
+  const handle = await deps.chains.get(tx.chainId);
+  const { record: chain, provider, view } = handle;
   const wallets = await deps.wallets.listByProject(tx.projectId);
   // A transaction that holds a nonce keeps its wallet; one that does not may use any of the project's.
   const candidates = tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
   if (candidates.length === 0) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} of transaction ${tx.id} no longer exists`);
-  const pause = (reason: string, set: MoveFields) => deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "PAUSED", reason, set });
+  // A wallet that cannot pay is the low balance a WalletBalanceLow event is for: checked now, not
+  // at the next scheduled check up to a minute later.
+  const pause = async (reason: string, set: MoveFields & { fromAddress: string }) => {
+    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "PAUSED", reason, set });
+    await checkBalance(deps, handle, set.fromAddress, logger);
+  };
 
   let attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   if (attempts.length === 0) {
