@@ -3,7 +3,7 @@ import { AppError, isAppError, type Logger } from "@relay/core";
 import type { SignatureRepository, WalletRepository } from "@relay/db";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { RequestContext } from "./request-context";
-import { CLEANUP_DELAYS_MS, retryInBackground } from "./retry-in-background";
+import { CLEANUP_DELAYS_MS, createBackgroundRetrier } from "./retry-in-background";
 import type { SignBatches } from "./sign-batches";
 import { claimSignatureId, InsertUnanswered, type Claim } from "./claim-signature-id";
 
@@ -36,6 +36,7 @@ const decoder = new TextDecoder();
 export function createPersonalSignService(deps: PersonalSignDeps) {
   // Wallets never move between projects, so address → wallet is safe to remember.
   const walletCache = new Map<string, WalletRef>();
+  const cleanups = createBackgroundRetrier({ delaysMs: deps.cleanupDelaysMs ?? CLEANUP_DELAYS_MS, logger: deps.logger });
 
   const walletOf = async (projectId: string, address: string): Promise<WalletRef> => {
     let wallet = walletCache.get(address);
@@ -59,11 +60,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
    * background once Postgres answers again, so a 500 leaves nothing behind.
    */
   const removeLater = (signatureId: string, cause: unknown): AppError => {
-    void retryInBackground(() => deps.signatures.deletePending(signatureId), {
-      delaysMs: deps.cleanupDelaysMs ?? CLEANUP_DELAYS_MS,
-      logger: deps.logger,
-      context: { signatureId, cleanup: "pending signature" },
-    });
+    void cleanups.retry(() => deps.signatures.deletePending(signatureId), { signatureId, cleanup: "pending signature" });
     return new AppError("INTERNAL", "Signing could not be completed: the database is unavailable. Retry with the same signatureId later.", { cause });
   };
 
