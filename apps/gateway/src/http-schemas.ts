@@ -13,6 +13,13 @@ export const errorBody = z
  */
 export const uuid = (error: string) => z.uuid({ error }).toLowerCase();
 
+/**
+ * An optional field that may also be sent as null: generated clients (Jackson's default, many
+ * OpenAPI generators) write an unset field as `null`, and the contract only says "not required".
+ * Null reads as omitted.
+ */
+export const omittable = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
+
 export const projectIdParam = z.object({
   projectId: uuid("projectId in the path must be a UUID").meta({ description: "Project id (UUID)" }),
 });

@@ -30,6 +30,14 @@ describe("POST /wallet/project/:projectId/personalSign", () => {
     expect(res.body.signatureId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("reads a null signatureId as omitted, as generated clients send an unset one", async () => {
+    const signer = project.wallets[0]!.address;
+    const res = await post(h.baseUrl, path(project.projectId), { signerAddress: signer, message: "null id", signatureId: null }, project.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.signatureId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(verifyMessage("null id", res.body.signature as string)).toBe(signer);
+  });
+
   it("stores the signature under the given signatureId and returns it again for the same request", async () => {
     const signatureId = randomUUID();
     const body = { signerAddress: project.wallets[1]!.address, message: "idempotent", signatureId };

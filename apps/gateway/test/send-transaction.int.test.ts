@@ -139,7 +139,8 @@ describe("sendTransaction to finality on anvil", () => {
 
   it.each([
     ["a requestId that is not a UUID", { requestId: "abc", functionSignature: "alwaysReverts(uint256 x)" }, 422, /requestId must be a UUID/],
-    ["a null requestId", { requestId: null, functionSignature: "alwaysReverts(uint256 x)" }, 422, /requestId must be a UUID/],
+    ["a requestId that is a number", { requestId: 7, functionSignature: "alwaysReverts(uint256 x)" }, 422, /requestId must be a UUID/],
+    ["null args where arguments are needed", { requestId: null, args: null, functionSignature: "alwaysReverts(uint256 x)" }, 400, /args\.x is missing/],
     ["an unparseable functionSignature", { functionSignature: "not a function(" }, 400, /functionSignature/],
     ["a missing argument", { functionSignature: "alwaysReverts(uint256 x)", args: {} }, 400, /args\.x is missing/],
     ["an extra argument", { functionSignature: "alwaysReverts(uint256 x)", args: { x: 1, y: 2 } }, 400, /args\.y is not a parameter/],
@@ -153,6 +154,13 @@ describe("sendTransaction to finality on anvil", () => {
     const res = await send(body as Record<string, unknown>);
     expect(res.status).toBe(status);
     expect(res.body.message).toMatch(pattern);
+  });
+
+  it("reads null for an optional field as omitted, as generated clients send an unset one", async () => {
+    const tx = await sendAndWait({ requestId: null, args: null, functionSignature: "function disarmTrap()" });
+    expect(tx.status).toBe("CONFIRMED");
+    expect(tx.transactionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(tx.args).toEqual([]);
   });
 
   it("answers 403 for another project's key and 400 for a bad projectId", async () => {

@@ -18,8 +18,9 @@ const parserMessages: Record<string, (e: ParserError) => [number, string]> = {
 };
 
 /**
- * The only place that maps errors to HTTP. Every answer is JSON with `message`; a 500 never
- * carries internal detail (it is logged with the request id instead).
+ * The only place that maps errors to HTTP. Every answer is JSON with `message` (sendTransaction's
+ * 500 is the contract's `{}`, answered by that route's own handler); a 500 never carries internal
+ * detail (it is logged with the request id instead).
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { evmAddress, uuid } from "../http-schemas";
+import { evmAddress, omittable, uuid } from "../http-schemas";
 
 /** Longest message accepted for signing, in UTF-16 code units (as JSON strings count). */
 export const MAX_MESSAGE_LENGTH = 65_536;
@@ -12,9 +12,10 @@ export const personalSignRequest = z
       .max(MAX_MESSAGE_LENGTH, `message must be at most ${MAX_MESSAGE_LENGTH} characters`)
       .refine((m) => m.isWellFormed(), "message must be valid Unicode text (it contains a lone surrogate)")
       .meta({ description: "Signed as EIP-191 personal_sign over its UTF-8 bytes, exactly as given" }),
-    signatureId: uuid("signatureId must be a UUID")
-      .optional()
-      .meta({ description: "Your id for this request; generated when omitted. Reusing it returns the stored signature." }),
+    signatureId: omittable(uuid("signatureId must be a UUID")).meta({
+      description:
+        "Your id for this request; generated when null or omitted. Reusing it with the same signer and message returns the stored signature; with another, 400.",
+    }),
   })
   .meta({ id: "PersonalSignRequest" });
 

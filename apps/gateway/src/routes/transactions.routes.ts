@@ -31,7 +31,8 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
     // routes that name the project in their path; it learns nothing about that project's chains.
     if (typeof body.projectId === "string" && UUID.test(body.projectId)) assertProjectAccess(principal, body.projectId.toLowerCase());
     // The contract gives a requestId that is not a UUID its own status, ahead of other problems.
-    if ("requestId" in body && (typeof body.requestId !== "string" || !UUID.test(body.requestId))) {
+    // Null is an omitted requestId (see `omittable`).
+    if (body.requestId !== undefined && body.requestId !== null && (typeof body.requestId !== "string" || !UUID.test(body.requestId))) {
       throw new AppError("INVALID_REQUEST_ID", "requestId must be a UUID (e.g. 123e4567-e89b-42d3-a456-426614174000), or omitted");
     }
     try {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { evmAddress, uuid } from "../http-schemas";
+import { evmAddress, omittable, uuid } from "../http-schemas";
 
 export const sendTransactionRequest = z
   .strictObject({
@@ -15,11 +15,12 @@ export const sendTransactionRequest = z
       .string({ error: "functionSignature must be a string" })
       .min(1, "functionSignature must not be empty")
       .meta({ description: "Human-readable signature, `function` keyword optional; tuples with named components", example: "transfer(address to, uint256 amount)" }),
-    requestId: uuid("requestId must be a UUID").optional().meta({ description: "Your id for the request; returned as transactionId. Reuse answers 409." }),
-    args: z
-      .record(z.string(), z.unknown(), { error: "args must be an object keyed by argument name or index" })
-      .optional()
-      .meta({ description: "Arguments by name or index; a tuple's value is an object keyed by component name" }),
+    requestId: omittable(uuid("requestId must be a UUID")).meta({
+      description: "Your id for the request; returned as transactionId. Reuse answers 409. Null or omitted: one is generated.",
+    }),
+    args: omittable(z.record(z.string(), z.unknown(), { error: "args must be an object keyed by argument name or index" })).meta({
+      description: "Arguments by name or index; a tuple's value is an object keyed by component name. Null or omitted: none.",
+    }),
   })
   .meta({ id: "SendTransactionRequest" });
 

@@ -156,7 +156,7 @@ export function endpoints(world: World): Endpoint[] {
   const personalSign = mutatedObject({
     signerAddress: { valid: signerForms(own.wallet), bad: fc.oneof(fc.constant(other.wallet), address, badAddress) },
     message: { valid: hostileString, bad: fc.constantFrom("x".repeat(65_536), "x".repeat(65_537)) },
-    signatureId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined)), bad: fc.oneof(badUuid, pick([...own.signatureIds, ...other.signatureIds])) },
+    signatureId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined), fc.constant(null)), bad: fc.oneof(badUuid, pick([...own.signatureIds, ...other.signatureIds])) },
   });
   const sendTransaction = fc.constantFrom(...FUNCTIONS).chain((fn) =>
     mutatedObject({
@@ -165,7 +165,7 @@ export function endpoints(world: World): Endpoint[] {
       chainId: { valid: fc.constant(world.chainId), bad: fc.oneof(fc.constantFrom(1, 0, -1, 1.5, 2 ** 53, 2 ** 63, "31901", null), fc.integer()) },
       functionSignature: { valid: fc.constant(fn.signature), bad: badSignature },
       args: { valid: fn.args, bad: fc.oneof(fc.array(hostileValue, { maxLength: 3 }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })) },
-      requestId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined)), bad: fc.oneof(badUuid, pick([...own.transactionIds, ...other.transactionIds])) },
+      requestId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined), fc.constant(null)), bad: fc.oneof(badUuid, pick([...own.transactionIds, ...other.transactionIds])) },
     }),
   );
   const eventCallback = mutatedObject({
