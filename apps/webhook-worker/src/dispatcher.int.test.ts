@@ -63,4 +63,24 @@ describe("dispatcher", () => {
     expect(jobs.map((j) => j.id).sort()).toEqual(deliveries.map((deliveryId) => jobIdOf("deliverWebhook", { v: 1, deliveryId })).sort());
     expect((await pool.query(`SELECT count(*)::int AS n FROM event WHERE dispatched_at IS NULL`)).rows[0].n).toBe(0);
   });
+
+  test("follows a full batch at once even when its events made no delivery (no registration)", async () => {
+    const db = createDatabase({ pool });
+    const project = await createProjectFixture(db, testKek(), { wallets: 0 });
+    await pool.query(
+      `INSERT INTO event (id, project_id, event_type, subject, payload, created_at)
+       SELECT gen_random_uuid(), $1::uuid, 'TransactionStatusChange', gen_random_uuid()::text, '{}'::jsonb, now()
+         FROM generate_series(1, 120)`,
+      [project.projectId],
+    );
+    const undispatched = async () => (await pool.query(`SELECT count(*)::int AS n FROM event WHERE dispatched_at IS NULL`)).rows[0].n as number;
+
+    // Resting an hour after a batch that was not full: only a batch counted as full (40 events
+    // locked, no delivery made) lets the loop go on and dispatch all three batches.
+    const dispatcher = startDispatcher({ dispatch: createEventDispatchRepository(pool), producer, logger, batch: 40, idleMs: 3_600_000 });
+    const deadline = Date.now() + 10_000;
+    while ((await undispatched()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await dispatcher.stop();
+    expect(await undispatched()).toBe(0);
+  });
 });

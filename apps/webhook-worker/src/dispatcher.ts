@@ -5,7 +5,8 @@ import type { Producer } from "@relay/queue";
 /**
  * Turns outbox events into deliveries, in a loop: claim a batch (rows locked with SKIP LOCKED, so
  * replicas share the work without doing it twice), enqueue one job per delivery (the batch in one
- * round trip). A batch that was full is followed at once; otherwise the loop rests `idleMs`.
+ * round trip). A batch that was full (of events, whatever number of deliveries they made) is
+ * followed at once; otherwise the loop rests `idleMs`.
  * Enqueue failures are left to the delivery reconciler: the deliveries are already in Postgres.
  */
 export function startDispatcher(deps: { dispatch: EventDispatchRepository; producer: Pick<Producer, "enqueueMany">; logger: Logger; idleMs?: number; batch?: number }) {
@@ -15,10 +16,10 @@ export function startDispatcher(deps: { dispatch: EventDispatchRepository; produ
   let current: Promise<void> = Promise.resolve();
 
   const tick = async () => {
-    let claimed = 0;
+    let full = false;
     try {
-      const deliveries = await deps.dispatch.claimUndispatched(batch);
-      claimed = deliveries.length;
+      const { deliveries, full: more } = await deps.dispatch.claimBatch(batch);
+      full = more;
       await deps.producer.enqueueMany(
         "deliverWebhook",
         deliveries.map((d) => ({ v: 1 as const, deliveryId: d.id })),
@@ -26,7 +27,7 @@ export function startDispatcher(deps: { dispatch: EventDispatchRepository; produ
     } catch (e) {
       deps.logger.warn({ err: toError(e) }, "dispatch failed; retrying");
     }
-    if (running) timer = setTimeout(() => (current = tick()), claimed === batch ? 0 : (deps.idleMs ?? 250));
+    if (running) timer = setTimeout(() => (current = tick()), full ? 0 : (deps.idleMs ?? 250));
   };
   current = tick();
 

@@ -9,6 +9,7 @@ import { toDelivery, type WebhookDeliveryRecord } from "./webhook-records";
  * impossible whatever happens.
  */
 export function createEventDispatchRepository(sql: Sql) {
+  const claimBatch = createClaimBatch(sql);
   return {
     /**
      * In one database transaction: locks up to `limit` of the oldest undispatched events that no
@@ -18,10 +19,32 @@ export function createEventDispatchRepository(sql: Sql) {
      * An event of a transaction whose older event is still undispatched elsewhere waits for a
      * later call, so a subject's deliveries are created in the order of its events.
      */
-    claimUndispatched: async (limit: number): Promise<WebhookDeliveryRecord[]> => {
-      const result = await sql.query<WebhookDeliveryRecord>({ name: "eventDispatch.claim", text: CLAIM_UNDISPATCHED }, [limit]);
-      return result.rows.map(toDelivery);
-    },
+    claimUndispatched: async (limit: number): Promise<WebhookDeliveryRecord[]> => (await claimBatch(limit)).deliveries,
+    claimBatch,
+  };
+}
+
+export interface DispatchBatch {
+  deliveries: WebhookDeliveryRecord[];
+  /**
+   * Whether more events are likely waiting: the batch locked `limit` events and dispatched some.
+   * Not the number of deliveries, which is no measure of it (events without a registration have
+   * none, events with several registrations several).
+   */
+  full: boolean;
+}
+
+type ClaimRow = { candidateEvents: number; claimedEvents: number } & ({ id: null } | WebhookDeliveryRecord);
+
+function createClaimBatch(sql: Sql) {
+  /** claimUndispatched, with whether the batch was full. */
+  return async (limit: number): Promise<DispatchBatch> => {
+    const { rows } = await sql.query<ClaimRow>({ name: "eventDispatch.claim", text: CLAIM_UNDISPATCHED }, [limit]);
+    const counts = rows[0] ?? { candidateEvents: 0, claimedEvents: 0 };
+    return {
+      deliveries: rows.filter((r): r is ClaimRow & WebhookDeliveryRecord => r.id !== null).map(toDelivery),
+      full: counts.candidateEvents >= limit && counts.claimedEvents > 0,
+    };
   };
 }
 

@@ -8,6 +8,9 @@ import { DELIVERY_COLUMNS, STAT_COLUMNS } from "./webhook-records";
 /**
  * $1 limit. Takes the oldest undispatched events no other dispatcher holds, creates one PENDING
  * delivery per active registration of each event's project and type, and marks them dispatched.
+ * Every row carries `candidateEvents` (events locked) and `claimedEvents` (of those, dispatched);
+ * one row with null delivery columns when no delivery was created. The counts are of events, not
+ * deliveries: an event may have none (no registration) or several.
  *
  * An event whose subject (transactionId) has an older undispatched event outside this batch (held
  * by another dispatcher, or past the limit) is left for a later call: the older one's deliveries
@@ -49,8 +52,14 @@ export const CLAIM_UNDISPATCHED = `
       JOIN event_callback cb ON cb.project_id = c.project_id AND cb.event_type = c.event_type AND cb.disabled_at IS NULL
     ON CONFLICT (event_id, event_callback_id) DO NOTHING
     RETURNING ${DELIVERY_COLUMNS}
+  ),
+  counts AS (
+    SELECT (SELECT count(*) FROM candidate)::int AS "candidateEvents", (SELECT count(*) FROM claimed)::int AS "claimedEvents"
   )
-  SELECT d.* FROM created d JOIN claimed c ON c.id = d."eventId" ORDER BY c.seq, d."eventCallbackId"`;
+  SELECT n."candidateEvents", n."claimedEvents", x.*
+    FROM counts n
+    LEFT JOIN LATERAL (SELECT d.*, c.seq AS "eventSeq" FROM created d JOIN claimed c ON c.id = d."eventId") x ON true
+   ORDER BY x."eventSeq", x."eventCallbackId"`;
 
 /**
  * $1 delivery ids (uuid[]): each delivery, its event and its registration (sealed secrets
