@@ -3,6 +3,7 @@ import { open, seal } from "@relay/secrets";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, secretAad, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
 import { DELETED_REASON } from "./event-callback.repository";
+import { DISABLE_CALLBACK } from "./webhook.sql";
 import type { EventCallbackWithSecret } from "./webhook-records";
 
 let ctx: WebhookTestContext;
@@ -202,6 +203,43 @@ describe("disable and delete", () => {
         [other.id, "PENDING"],
       ]),
     );
+  });
+
+  test("disabling locks the PENDING deliveries in id order, as recording attempts does, so the two cannot deadlock", async () => {
+    const registration = await register(ctx, kek, { projectId: fixture.projectId, eventType: "TransactionStatusChange" });
+    await ctx.transactions.create(newTransaction(fixture));
+    await ctx.transactions.create(newTransaction(fixture));
+    const [low, high] = (await ctx.drain()).map((d) => d.id).sort() as [string, string];
+    // The lower id's row is rewritten, so it now lies after the higher one in the table: a plan
+    // that scans the table meets `high` first, whatever order the rows were written in.
+    await ctx.pool.query(`UPDATE webhook_delivery SET attempts = attempts WHERE id = $1`, [low]);
+
+    const recorder = await ctx.pool.connect(); // stands for a batch of attempts being recorded
+    const disabler = await ctx.pool.connect();
+    try {
+      await disabler.query(`SET enable_seqscan = on; SET enable_indexscan = off; SET enable_bitmapscan = off`);
+      await recorder.query("BEGIN");
+      await recorder.query(`SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE`, [low]);
+      const disabling = disabler.query(DISABLE_CALLBACK, [registration.id, "410 Gone", false]).then(
+        (r) => r.rowCount,
+        (e: { code?: string }) => e.code,
+      );
+      // The disable waits for `low`; until then it must hold no other delivery's lock.
+      const waiting = async () =>
+        (await ctx.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [(disabler as unknown as { processID: number }).processID])).rows[0].n;
+      while ((await waiting()) === 0) await new Promise((r) => setTimeout(r, 20));
+      const second = await recorder.query(`SELECT id FROM webhook_delivery WHERE id = $1 FOR UPDATE`, [high]).then(
+        (r) => r.rowCount,
+        (e: { code?: string }) => e.code, // 40P01 when the disable had locked `high` first
+      );
+      await recorder.query(second === 1 ? "COMMIT" : "ROLLBACK");
+      expect([second, await disabling]).toEqual([1, 1]);
+    } finally {
+      recorder.release();
+      disabler.release();
+    }
+    const statuses = (await ctx.pool.query(`SELECT status FROM webhook_delivery WHERE id = ANY($1::uuid[])`, [[low, high]])).rows.map((r) => r.status);
+    expect(statuses).toEqual(["ABANDONED", "ABANDONED"]);
   });
 
   test("delete hides the registration from the list, even one disabled before; twice is false", async () => {

@@ -161,7 +161,11 @@ export const CREATE_CALLBACK = `
 /**
  * $1 registration, $2 reason, $3 whether to replace the reason of an already disabled one (a
  * delete after a 410). Disables it and abandons its PENDING deliveries in the same statement, so
- * no retry goes to a registration that is gone.
+ * no retry goes to a registration that is gone. The deliveries are locked in id order first, the
+ * order RECORD_ATTEMPTS locks them in: updated in the plan's order (an index on subject, a table
+ * scan), a disable and a batch of attempts to the same registration could each hold a row the
+ * other waits for, and Postgres would abort one (a batch's stats entries lost, its receivers
+ * POSTed to again; or the DELETE answered 500).
  */
 export const DISABLE_CALLBACK = `
   WITH disabled AS (
@@ -169,10 +173,16 @@ export const DISABLE_CALLBACK = `
      WHERE id = $1 AND (disabled_at IS NULL OR ($3 AND disabled_reason IS DISTINCT FROM $2))
     RETURNING id
   ),
+  locked AS (
+    SELECT o.id FROM webhook_delivery o JOIN disabled x ON o.event_callback_id = x.id
+     WHERE o.status = 'PENDING'
+     ORDER BY o.id
+       FOR UPDATE OF o
+  ),
   abandoned AS (
     UPDATE webhook_delivery d SET status = 'ABANDONED', next_attempt_at = NULL
-      FROM disabled x
-     WHERE d.event_callback_id = x.id AND d.status = 'PENDING'
+      FROM locked l
+     WHERE d.id = l.id AND d.status = 'PENDING'
   )
   SELECT id FROM disabled`;
 
