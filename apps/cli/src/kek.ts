@@ -16,7 +16,7 @@ export function createKekLoader(env: Env): () => Kek {
       const problem = e.message.replace(/^Invalid configuration:\s*/, "").replace(/\s*\n\s*/g, "; ");
       throw new AppError(
         "CONFIG",
-        `${problem} (wallets create/import encrypt keys with KEY_ENCRYPTION_KEY: set it to the same 32-byte base64 key the workers use)`,
+        `${problem} (wallets create/import/reseal encrypt keys with KEY_ENCRYPTION_KEY: set it to the same 32-byte base64 key the workers use)`,
         { cause: e },
       );
     }

@@ -8,9 +8,10 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 /**
  * The route a request is counted under: the Express route pattern it reached
  * (`/wallet/project/:projectId/personalSign`), never the raw URL with its ids. A request stopped
- * before a route (401, 403, 429, 413 …) counts under the area it was sent to (`/wallet/*`, the
- * URL's first segment when it is one of AREAS), anything else under `unmatched`: the label has a
- * fixed, small set of values.
+ * before a route (401, 429, 413 …) counts under the area it was sent to (`/wallet/*`, the URL's
+ * first segment when it is one of AREAS), anything else under `unmatched`: the label has a fixed,
+ * small set of values. A 403 (another project's key) is refused inside its route, so it counts
+ * under the route pattern.
  */
 export function routeLabel(req: Request): string {
   if (req.route && typeof req.route.path === "string") return `${req.baseUrl}${req.route.path}`;

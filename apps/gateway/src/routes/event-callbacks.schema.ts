@@ -26,7 +26,8 @@ export const eventCallbackResponse = z
     id: z.uuid(),
     projectId: z.uuid(),
     secret: z.string().meta({ description: "Standard Webhooks signing secret (whsec_…); shown when created or rotated" }),
-    stats: z.array(statsEntry).nullable(),
+    // The contract has stats "Required: no" (an array or null); this server always sends an array.
+    stats: z.array(statsEntry).nullable().optional(),
   })
   .meta({ id: "EventCallback" });
 
