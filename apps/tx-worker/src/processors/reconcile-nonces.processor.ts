@@ -1,4 +1,4 @@
-import { toError } from "@relay/core";
+import { createSweep, toError } from "@relay/core";
 import type { WalletNonceCounter, WalletNonceRepository } from "@relay/db";
 import type { Processor } from "@relay/queue";
 import { reconcileWalletNonce } from "../lifecycle/reconcile-nonces";
@@ -9,7 +9,7 @@ export interface ReconcileNoncesDeps {
   walletNonces: Pick<WalletNonceRepository, "toReconcile" | "raiseTo">;
   /** Wallets that handed out a nonce within this window are checked even with nothing in flight. */
   activeWithinMs: number;
-  /** Most wallets one run checks. */
+  /** Most wallets one run checks; the next run goes on after the last one (and from the top after the end). */
   batch: number;
 }
 
@@ -23,8 +23,13 @@ const PARALLEL = 8;
  * still checked, and the next run tries it again.
  */
 export function createReconcileNoncesProcessor(deps: ReconcileNoncesDeps): Processor<"reconcileNonces"> {
+  const nextPage = createSweep({
+    page: (after: WalletNonceCounter | undefined, limit) => deps.walletNonces.toReconcile({ activeWithinMs: deps.activeWithinMs, limit, after }),
+    keyOf: (counter) => counter,
+    limit: deps.batch,
+  });
   return async (_payload, { logger }) => {
-    const counters = await deps.walletNonces.toReconcile({ activeWithinMs: deps.activeWithinMs, limit: deps.batch });
+    const counters = await nextPage();
     const byChain = new Map<bigint, WalletNonceCounter[]>();
     for (const counter of counters) byChain.set(counter.chainId, [...(byChain.get(counter.chainId) ?? []), counter]);
     const result = { checked: 0, raised: 0, filled: 0, unreachable: 0 };

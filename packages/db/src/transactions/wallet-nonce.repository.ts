@@ -12,7 +12,8 @@ export interface WalletNonceCounter {
  * transaction that holds a nonce (served by the (status, updated_at) index; few rows in a healthy
  * relay), and those that handed out a nonce within the window. A wallet idle for longer has nothing
  * in flight to unblock; its counter is checked again at its next allocation (the chain's pending
- * nonce is a floor there).
+ * nonce is a floor there). Paged in (chain, address) order after `after`: a run checks one page,
+ * the next run the page after it (createSweep), so every wallet is reached however many there are.
  */
 const TO_RECONCILE = `
   WITH active AS (
@@ -22,8 +23,9 @@ const TO_RECONCILE = `
   )
   SELECT w.chain_id::text AS "chainId", w.address, w.next::text AS next
     FROM wallet_nonce w
-   WHERE w.updated_at > now() - make_interval(secs => $1::double precision / 1000)
-      OR (w.chain_id, w.address) IN (SELECT chain_id, address FROM active)
+   WHERE (w.updated_at > now() - make_interval(secs => $1::double precision / 1000)
+          OR (w.chain_id, w.address) IN (SELECT chain_id, address FROM active))
+     AND ($3::bigint IS NULL OR (w.chain_id, w.address) > ($3::bigint, $4::text))
    ORDER BY w.chain_id, w.address
    LIMIT $2`;
 
@@ -40,8 +42,14 @@ const RAISE = `
 
 export function createWalletNonceRepository(sql: Sql) {
   return {
-    toReconcile: async (options: { activeWithinMs: number; limit: number }): Promise<WalletNonceCounter[]> => {
-      const { rows } = await sql.query<{ chainId: string; address: string; next: string }>(TO_RECONCILE, [options.activeWithinMs, options.limit]);
+    toReconcile: async (options: { activeWithinMs: number; limit: number; after?: Pick<WalletNonceCounter, "chainId" | "address"> }): Promise<WalletNonceCounter[]> => {
+      const { after } = options;
+      const { rows } = await sql.query<{ chainId: string; address: string; next: string }>(TO_RECONCILE, [
+        options.activeWithinMs,
+        options.limit,
+        after?.chainId.toString() ?? null,
+        after?.address ?? null,
+      ]);
       return rows.map((r) => ({ chainId: BigInt(r.chainId), address: r.address, next: BigInt(r.next) }));
     },
     raiseTo: async (chainId: bigint, address: string, next: bigint): Promise<bigint | null> => {
