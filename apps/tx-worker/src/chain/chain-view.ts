@@ -20,6 +20,12 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
   const fees = sharedValue(freshMs, () => priceFees(provider, chain), now);
   const pendingNonce = sharedValues(freshMs, async (address: string) => BigInt(await provider.getTransactionCount(address, "pending")), now);
   const balance = sharedValues(freshMs, (address: string) => provider.getBalance(address), now);
+  // Moves by at most 1/1024 a block: ten seconds old is fresh enough to size a gas limit by.
+  const blockGasLimit = sharedValue(Math.max(freshMs, 10_000), async () => {
+    const block = await provider.getBlock("latest");
+    if (!block) throw new Error("the node has no latest block");
+    return block.gasLimit;
+  }, now);
   /** The last balance read per wallet, with the head it was read at and when. */
   const balanceAt = new Map<string, { head: number; at: number; value: Promise<BalanceAt> }>();
   const receipts = createReceiptIndex({
@@ -36,6 +42,8 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
     provider,
     /** The latest block number. */
     head,
+    /** The latest block's gas limit: no transaction's gas limit may be above it. */
+    blockGasLimit,
     /** Fees for a new transaction (EIP-1559 or legacy, within the chain's caps). */
     fees: (): Promise<Fees> => fees(),
     /** The wallet's pending nonce on chain: a floor for the nonces handed out from Postgres. */

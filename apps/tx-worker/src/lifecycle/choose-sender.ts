@@ -6,6 +6,21 @@ import type { ChainView } from "../chain/chain-view";
 
 /** Gas limit headroom over the estimate: state can change between simulation and inclusion. */
 const GAS_HEADROOM_PERCENT = 120n;
+/** The most gas one transaction may carry on chains with EIP-7825 (Osaka): 2^24. */
+const TX_GAS_CAP = 1n << 24n;
+
+/**
+ * The estimate with its headroom, as far as it fits: a limit above the block's (or above 2^24,
+ * the per-transaction cap of EIP-7825) is refused by the node for good, so a call that fits but
+ * whose 20 % headroom does not ended FAILED. Never below the estimate itself: a call that needs
+ * more than a block is the node's to refuse.
+ */
+export function withHeadroom(estimate: bigint, blockGasLimit: bigint): bigint {
+  const padded = (estimate * GAS_HEADROOM_PERCENT) / 100n;
+  const ceiling = blockGasLimit < TX_GAS_CAP ? blockGasLimit : TX_GAS_CAP;
+  if (padded <= ceiling) return padded;
+  return estimate > ceiling ? estimate : ceiling;
+}
 
 interface Sender {
   id: string;
@@ -19,7 +34,7 @@ export type SenderChoice<W extends Sender> =
   /** No candidate can pay; `wallet` is the preferred one, which the transaction waits for. */
   | { kind: "unfunded"; wallet: W; reason: string; gasLimit: bigint | null };
 
-type Simulation = { kind: "estimate"; gasLimit: bigint } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
+type Simulation = { kind: "estimate"; estimate: bigint } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
 
 /**
  * Simulates the call from `from` with `eth_estimateGas` against the latest block, named: nodes
@@ -30,7 +45,7 @@ type Simulation = { kind: "estimate"; gasLimit: bigint } | { kind: "reverted"; r
 async function simulate(provider: JsonRpcProvider, tx: TransactionRecord, from: string, data: string): Promise<Simulation> {
   try {
     const estimate = BigInt((await provider.send("eth_estimateGas", [{ from, to: tx.contractAddress, data, value: toQuantity(tx.valueWei) }, "latest"])) as string);
-    return { kind: "estimate", gasLimit: (estimate * GAS_HEADROOM_PERCENT) / 100n };
+    return { kind: "estimate", estimate };
   } catch (e) {
     const refusal = classifyRpcError(e);
     if (refusal.kind === "reverted") return { kind: "reverted", reason: refusal.reason };
@@ -59,11 +74,12 @@ export async function chooseSender<W extends Sender>(view: ChainView, provider: 
       continue;
     }
     fees ??= await view.fees();
-    const needed = maxGasCost(fees, simulation.gasLimit) + tx.valueWei;
+    const gasLimit = withHeadroom(simulation.estimate, await view.blockGasLimit());
+    const needed = maxGasCost(fees, gasLimit) + tx.valueWei;
     // A block old: a wallet drained since is refused by the node at broadcast, and pauses there.
     const balance = await view.balance(wallet.address);
-    if (balance >= needed) return { kind: "chosen", wallet, gasLimit: simulation.gasLimit, fees };
-    waitFor ??= { wallet, reason: `wallet ${wallet.address} holds ${balance} wei, needs up to ${needed} wei`, gasLimit: simulation.gasLimit };
+    if (balance >= needed) return { kind: "chosen", wallet, gasLimit, fees };
+    waitFor ??= { wallet, reason: `wallet ${wallet.address} holds ${balance} wei, needs up to ${needed} wei`, gasLimit };
   }
   const preferred = waitFor?.wallet ?? candidates[0]!;
   const reason = waitFor?.reason ?? `wallet ${preferred.address} cannot pay`;

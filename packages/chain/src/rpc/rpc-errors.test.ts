@@ -57,6 +57,10 @@ describe("classifyRpcError", () => {
     for (const error of [
       { code: -32000, message: "intrinsic gas too high -- tx.gas_limit > env.block.gas_limit" }, // anvil (seen)
       { code: -32000, message: "exceeds block gas limit" },
+      // EIP-7825's 2^24 cap per transaction: geth, and anvil's two wordings (its binary's strings)
+      { code: -32000, message: "transaction gas limit too high (cap: 16777216, tx: 20000000)" },
+      { code: -32000, message: "intrinsic gas too high -- tx.gas_limit > env.cfg.tx_gas_limit_cap" },
+      { code: -32000, message: "gas limit (20000000) is greater than the cap (16777216)" },
       { code: -32000, message: "intrinsic gas too low" },
       { code: -32000, message: "tx fee (1.50 ether) exceeds the configured cap (1.00 ether)" },
       { code: -32000, message: "oversized data" },

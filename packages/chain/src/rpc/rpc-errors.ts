@@ -24,13 +24,15 @@ const UNDERPRICED = /underpriced|less than block base fee|fee ?cap (too low|less
 
 /**
  * A node's refusal of signed bytes that no retry of them, and no higher fee, changes: a gas limit
- * above the block's (geth "exceeds block gas limit", anvil "tx.gas_limit > env.block.gas_limit"),
+ * above the block's (geth "exceeds block gas limit", anvil "tx.gas_limit > env.block.gas_limit")
+ * or above EIP-7825's per-transaction cap (geth "transaction gas limit too high", anvil
+ * "tx.gas_limit > env.cfg.tx_gas_limit_cap" or "… is greater than the cap"),
  * below the intrinsic gas, a fee above the node's RPC cap (geth "tx fee (…) exceeds the configured
  * cap"), data too large, a wrong chain id. Matched on wording only these: anything unknown stays
  * transient.
  */
 const REJECTED =
-  /exceeds block gas limit|gas_limit > env\.block\.gas_limit|intrinsic gas too (low|high)|exceeds the configured cap|oversized data|invalid chain ?id|chain ?id mismatch|only replay-protected/;
+  /exceeds block gas limit|gas_limit > env\.block\.gas_limit|gas_limit > env\.cfg\.tx_gas_limit_cap|gas limit too high|is greater than the cap|intrinsic gas too (low|high)|exceeds the configured cap|oversized data|invalid chain ?id|chain ?id mismatch|only replay-protected/;
 
 const messageOf = (e: unknown): string => {
   const error = toError(e) as Error & { shortMessage?: string; info?: { error?: { message?: string } } };

@@ -1,0 +1,19 @@
+import { withHeadroom } from "./choose-sender";
+
+describe("gas limit headroom", () => {
+  it("adds 20 % to the estimate when that fits in the block", () => {
+    expect(withHeadroom(100_000n, 30_000_000n)).toBe(120_000n);
+  });
+
+  it("stops at the block's gas limit for a call that fits only without all of its headroom", () => {
+    expect(withHeadroom(900_000n, 1_000_000n)).toBe(1_000_000n);
+  });
+
+  it("stops at EIP-7825's 2^24 per transaction, whatever the block allows", () => {
+    expect(withHeadroom(15_000_000n, 45_000_000n)).toBe(16_777_216n);
+  });
+
+  it("never goes below the estimate: a call above every ceiling is the node's to refuse", () => {
+    expect(withHeadroom(20_000_000n, 45_000_000n)).toBe(20_000_000n);
+  });
+});
