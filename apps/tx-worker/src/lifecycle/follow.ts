@@ -1,4 +1,4 @@
-import { bumpFees } from "@relay/chain";
+import { bumpFees, MARKET_CEILING, replacementCeiling } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -11,7 +11,7 @@ import type { StepContext, StepDeps } from "./deps";
 import type { ChainView } from "../chain/chain-view";
 import type { MinedReceipt } from "../chain/receipt-index";
 
-const CAPPED = "the chain's fee cap leaves no room for a replacement 12.5 % higher";
+const CAPPED = "the fee cap leaves no room for a replacement 12.5 % higher";
 
 type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
 
@@ -137,15 +137,16 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   // another 12.5 % each stuck period would only raise what the wallet must hold before any is sent.
   // Refused as too cheap, it is: that is what the node asks for.
   if (unsent !== null && unsent.kind !== "underpriced") return runAgainIn(chain.blockTimeMs);
-  const fees = bumpFees(feesOf(latest), await view.fees(), chain);
+  const market = await view.fees();
+  const fees = bumpFees(feesOf(latest), market, chain);
   if (!fees) {
-    logger.warn({ hash: latest.hash }, "stuck, and the chain's fee cap leaves no room for a replacement");
+    logger.warn({ hash: latest.hash }, "stuck, and the fee cap leaves no room for a replacement");
     await noteOnce(
       deps,
       tx,
       "SUBMITTED",
       CAPPED,
-      `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}, maxPriorityFeePerGas ${chain.maxPriorityFeePerGasCapWei ?? "no cap"}): waiting`,
+      `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (max fee per gas at most ${replacementCeiling(market, chain)} wei: the chain's cap ${chain.maxFeePerGasCapWei ?? "none"}, or ${MARKET_CEILING}× today's price; maxPriorityFeePerGas cap ${chain.maxPriorityFeePerGasCapWei ?? "none"}): waiting`,
     );
     await broadcast(provider, latest);
     return runAgainIn(chain.stuckAfterSeconds * 1000);

@@ -1,4 +1,4 @@
-import { bumpFees, maxGasCost } from "@relay/chain";
+import { bumpFees, MARKET_CEILING, maxGasCost, replacementCeiling } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -94,7 +94,7 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
   return runAgainIn(chain.blockTimeMs);
 }
 
-const CAPPED = "the chain's fee cap leaves no room for fees the node takes";
+const CAPPED = "the fee cap leaves no room for fees the node takes";
 
 /**
  * The node refused the stored attempt on its fees: priced before the base fee rose (signed, then
@@ -105,10 +105,17 @@ const CAPPED = "the chain's fee cap leaves no room for fees the node takes";
  */
 async function reprice(deps: StepDeps, tx: TransactionRecord, refused: AttemptRecord, message: string, { logger }: StepContext): Promise<RunAgain> {
   const { record: chain, view } = await deps.chains.get(tx.chainId);
-  const fees = bumpFees(feesOf(refused), await view.fees(), chain);
+  const market = await view.fees();
+  const fees = bumpFees(feesOf(refused), market, chain);
   if (!fees) {
-    logger.warn({ hash: refused.hash }, "signed transaction refused on its fees, and the chain's fee cap leaves no room for more");
-    await noteOnce(deps, tx, "PENDING", CAPPED, `the node refused the signed transaction (${message}); ${CAPPED} (maxFeePerGas ${chain.maxFeePerGasCapWei ?? "no cap"}): waiting`);
+    logger.warn({ hash: refused.hash }, "signed transaction refused on its fees, and the fee cap leaves no room for more");
+    await noteOnce(
+      deps,
+      tx,
+      "PENDING",
+      CAPPED,
+      `the node refused the signed transaction (${message}); ${CAPPED} (max fee per gas at most ${replacementCeiling(market, chain)} wei: the chain's cap ${chain.maxFeePerGasCapWei ?? "none"}, or ${MARKET_CEILING}× today's price): waiting`,
+    );
     return runAgainIn(chain.stuckAfterSeconds * 1000);
   }
   const wallet = await deps.wallets.findByAddress(refused.fromAddress);

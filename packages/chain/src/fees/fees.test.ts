@@ -1,4 +1,4 @@
-import { bumpFees, maxGasCost, priceFees, type FeeCaps, type FeeSource } from "./fees";
+import { bumpFees, maxGasCost, priceFees, replacementCeiling, type FeeCaps, type Fees, type FeeSource } from "./fees";
 
 const noCaps: FeeCaps = { maxFeePerGasCapWei: null, maxPriorityFeePerGasCapWei: null };
 const gwei = (n: number) => BigInt(Math.round(n * 1000)) * 1_000_000n;
@@ -84,8 +84,24 @@ describe("priceFees on a chain without a base fee (legacy gas price)", () => {
 describe("bumpFees", () => {
   it("raises both EIP-1559 fields by at least 12.5 %", () => {
     const previous = { type: 2 as const, maxFeePerGas: gwei(40), maxPriorityFeePerGas: gwei(2) };
-    const next = bumpFees(previous, { type: 2, maxFeePerGas: gwei(10), maxPriorityFeePerGas: gwei(1) }, noCaps);
+    const next = bumpFees(previous, { type: 2, maxFeePerGas: gwei(20), maxPriorityFeePerGas: gwei(1) }, noCaps);
     expect(next).toEqual({ type: 2, maxFeePerGas: gwei(45), maxPriorityFeePerGas: 2_250_000_000n });
+  });
+
+  it("without a cap of the chain's, stops at three times today's price: a stuck transaction is not bid up for ever", () => {
+    const market = { type: 2 as const, maxFeePerGas: gwei(10), maxPriorityFeePerGas: gwei(1) };
+    // 26 → 29.25 gwei is within 3 × 10; 28 → 31.5 is not, and no smaller bump outbids 28.
+    expect(bumpFees({ type: 2, maxFeePerGas: gwei(26), maxPriorityFeePerGas: gwei(1) }, market, noCaps)).toMatchObject({ maxFeePerGas: 29_250_000_000n });
+    expect(bumpFees({ type: 2, maxFeePerGas: gwei(28), maxPriorityFeePerGas: gwei(1) }, market, noCaps)).toBeNull();
+    expect(bumpFees({ type: 0, gasPrice: gwei(28) }, { type: 0, gasPrice: gwei(10) }, noCaps)).toBeNull();
+    expect(replacementCeiling(market, noCaps)).toBe(gwei(30));
+    // Bumping from today's price, stuck period after stuck period, ends after nine replacements.
+    let fees: Fees | null = market;
+    let replacements = 0;
+    while ((fees = bumpFees(fees, market, noCaps))) replacements++;
+    expect(replacements).toBe(9);
+    // The chain's cap, where lower, is the ceiling.
+    expect(replacementCeiling(market, { maxFeePerGasCapWei: gwei(15), maxPriorityFeePerGasCapWei: null })).toBe(gwei(15));
   });
 
   it("follows the market when it rose more than 12.5 %", () => {

@@ -47,20 +47,36 @@ export async function priceFees(provider: FeeSource, caps: FeeCaps): Promise<Fee
 }
 
 /**
+ * How far above today's price a replacement may go: the max fee per gas (legacy: the gas price) of
+ * a replacement stops at this many times today's, and lower where the chain has a cap. Without it,
+ * a transaction stuck for another reason than its price (a node that does not pass it on, a halted
+ * sequencer) was bid up 12.5 % every stuck period for as long as it stayed stuck: over a thousand
+ * times its price after an hour. Three times is room for a base fee that doubled, and then some.
+ */
+export const MARKET_CEILING = 3n;
+
+/** The highest max fee per gas (legacy: gas price) a replacement may carry today. */
+export function replacementCeiling(current: Fees, caps: FeeCaps): bigint {
+  return min((current.type === 2 ? current.maxFeePerGas : current.gasPrice) * MARKET_CEILING, caps.maxFeePerGasCapWei);
+}
+
+/**
  * Fees for a replacement of a stuck attempt at the same nonce: every fee field raised by at least
- * 12.5 % (and at least to today's price), within the caps. Null when the caps leave no room to
- * outbid the previous attempt: the caller keeps waiting and says so.
+ * 12.5 % (and at least to today's price), within the caps and at most MARKET_CEILING times today's
+ * price. Null when that leaves no room to outbid the previous attempt: the caller keeps waiting
+ * (sending the attempts it has) and says so.
  */
 export function bumpFees(previous: Fees, current: Fees, caps: FeeCaps): Fees | null {
+  const ceiling = replacementCeiling(current, caps);
   if (previous.type === 2 && current.type === 2) {
     const maxPriorityFeePerGas = min(max(bump(previous.maxPriorityFeePerGas), current.maxPriorityFeePerGas), caps.maxPriorityFeePerGasCapWei);
-    const maxFeePerGas = min(max(bump(previous.maxFeePerGas), current.maxFeePerGas), caps.maxFeePerGasCapWei);
+    const maxFeePerGas = min(max(bump(previous.maxFeePerGas), current.maxFeePerGas), ceiling);
     if (maxPriorityFeePerGas < bump(previous.maxPriorityFeePerGas) || maxFeePerGas < bump(previous.maxFeePerGas)) return null;
     return { type: 2, maxFeePerGas, maxPriorityFeePerGas: min(maxPriorityFeePerGas, maxFeePerGas) };
   }
   const previousPrice = previous.type === 0 ? previous.gasPrice : previous.maxFeePerGas;
   const currentPrice = current.type === 0 ? current.gasPrice : current.maxFeePerGas;
-  const gasPrice = min(max(bump(previousPrice), currentPrice), caps.maxFeePerGasCapWei);
+  const gasPrice = min(max(bump(previousPrice), currentPrice), ceiling);
   return gasPrice < bump(previousPrice) ? null : { type: 0, gasPrice };
 }
 
