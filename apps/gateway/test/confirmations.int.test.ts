@@ -200,7 +200,12 @@ describe("a chain that needs 3 confirmations, mined block by block", () => {
     const [attempt] = submitted.attempts;
     expect(await rpc.send("anvil_dropTransaction", [attempt!.hash])).toBe(attempt!.hash);
     await key.connect(rpc).sendTransaction({ to: key.address, value: 0n, nonce: Number(attempt!.nonce) });
-    await mine(CONFIRMATIONS);
+    // The other transaction's block, with 1 of the chain's 3 confirmations: past the stuck time the
+    // nonce is used, but no verdict yet (another node behind the same RPC may not have that block).
+    await mine();
+    await sleep(STUCK_AFTER_SECONDS * 1000 + SETTLE_MS);
+    expect((await readTransaction(h.baseUrl, other.apiKey, other.projectId, transactionId)).status).toBe("SUBMITTED");
+    await mine(CONFIRMATIONS - 1);
 
     const tx = await waitForStatus(h.baseUrl, other.apiKey, other.projectId, transactionId);
     expect(tx.status).toBe("FAILED");

@@ -15,6 +15,9 @@ const CAPPED = "the fee cap leaves no room for a replacement 12.5 % higher";
 
 type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
 
+/** Blocks a nonce must have been used for, at least, before a transaction is FAILED for it. */
+const SETTLE_BLOCKS = 2;
+
 /** The node has these bytes (or their nonce is used): the attempt counts as broadcast. */
 const taken = (outcome: BroadcastOutcome): boolean => outcome.kind === "sent" || outcome.kind === "nonce-used";
 
@@ -125,6 +128,15 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     // that shortened the chain).
     const ours = await freshlyMinedAttempt(view, attempts);
     if (ours) return confirmed(ours);
+    // No verdict until the nonce is used in a block with the chain's confirmations (and at least
+    // one more block after it). FAILED is final and the client may send the call again: behind a
+    // load-balanced RPC, the node that counted the nonce can be a block or two ahead of the one
+    // that answered the receipt look-ups, and a reorganisation can still take the other
+    // transaction out. Once that block is settled, the receipts are asked for once more.
+    const settled = (await view.head()) - Math.max(chain.confirmations, SETTLE_BLOCKS) + 1;
+    if (settled < 0 || BigInt(await provider.getTransactionCount(tx.fromAddress, settled)) <= tx.nonce) return runAgainIn(chain.blockTimeMs);
+    const oursAfterAll = await freshlyMinedAttempt(view, attempts);
+    if (oursAfterAll) return confirmed(oursAfterAll);
     await deps.transactions.move(tx.projectId, tx.id, {
       from: "SUBMITTED",
       to: "FAILED",
