@@ -6,7 +6,19 @@ import type { ChainHandle } from "../chain-directory";
 import { broadcast } from "./broadcast";
 import type { StepDeps } from "./deps";
 
+/** A plain transfer's gas on L1: the least a filler carries. */
 const SELF_TRANSFER_GAS = 21_000n;
+
+/**
+ * The gas a 0-value self-transfer of `address` needs on this chain, as the node estimates it: more
+ * than 21,000 where the chain charges its L1 data in gas (Arbitrum) or counts differently
+ * (zkSync), and where the wallet delegates to code (EIP-7702). A filler signed with 21,000 there
+ * is refused for good ("intrinsic gas too low"), and the gap stays open.
+ */
+async function selfTransferGas(provider: ChainHandle["provider"], address: string): Promise<bigint> {
+  const estimate = BigInt((await provider.send("eth_estimateGas", [{ from: address, to: address, value: "0x0" }, "latest"])) as string);
+  return estimate > SELF_TRANSFER_GAS ? estimate : SELF_TRANSFER_GAS;
+}
 
 /** The fees signed into a filler's bytes. */
 function feesOfSigned(raw: Uint8Array): Fees {
@@ -37,13 +49,13 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
 
   const wallet = await deps.wallets.findByAddress(address);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${address} no longer exists`);
-  const signFiller = async (fees: Fees) => {
+  const signFiller = async (fees: Fees, gasLimit: bigint) => {
     const raw = await deps.signer.signTransaction(wallet.id, {
       chainId: chain.chainId,
       nonce: Number(nonce),
       to: address,
       value: 0n,
-      gasLimit: SELF_TRANSFER_GAS,
+      gasLimit,
       ...(fees.type === 2 ? { type: 2, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas } : { type: 0, gasPrice: fees.gasPrice }),
     });
     return { chainId: chain.chainId, address, nonce, hash: keccak256(raw), rawTransaction: Buffer.from(raw.slice(2), "hex") };
@@ -56,16 +68,24 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
     logger.warn({ address, nonce: nonce.toString(), holder }, "a transaction from outside the relay waits at this nonce: not filled");
     return false;
   }
-  let filler = stored ?? (await deps.fillers.record(await signFiller(await view.fees())));
+  let filler = stored ?? (await deps.fillers.record(await signFiller(await view.fees(), await selfTransferGas(provider, address))));
   let outcome = await broadcast(provider, filler);
   if (outcome.kind === "underpriced") {
     // Signed before the base fee rose, or under what the node takes: the same bytes never will be.
     // New ones priced for now and 12.5 % above, within the chain's caps, in their place.
+    const signed = Transaction.from(hexlify(filler.rawTransaction));
     const fees = bumpFees(feesOfSigned(filler.rawTransaction), await view.fees(), chain);
     if (fees) {
-      filler = await deps.fillers.replace(filler.hash, await signFiller(fees));
+      filler = await deps.fillers.replace(filler.hash, await signFiller(fees, signed.gasLimit));
       outcome = await broadcast(provider, filler);
     }
+  } else if (outcome.kind === "rejected") {
+    // Refused for good (its gas, signed before this chain's need was estimated, or a fee over the
+    // node's cap): sending the same bytes every run would never close the gap. New ones, with the
+    // gas estimated now and today's price, in their place.
+    filler = await deps.fillers.replace(filler.hash, await signFiller(await view.fees(), await selfTransferGas(provider, address)));
+    outcome = await broadcast(provider, filler);
+    if (outcome.kind === "rejected") logger.error({ address, nonce: nonce.toString(), hash: filler.hash }, "the node refuses every filler for this nonce; the wallet's later transactions wait behind it");
   }
   logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder, broadcast: outcome.kind }, "filled an abandoned nonce with a self-transfer");
   return true;
