@@ -3,7 +3,7 @@ import { open, seal } from "@relay/secrets";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, secretAad, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
 import { DELETED_REASON } from "./event-callback.repository";
-import { DISABLE_CALLBACK } from "./webhook.sql";
+import { DISABLE_CALLBACK, LOCK_PROJECT } from "./webhook.sql";
 import type { EventCallbackWithSecret } from "./webhook-records";
 
 let ctx: WebhookTestContext;
@@ -85,6 +85,27 @@ describe("createWithin", () => {
     expect(made.filter((r) => r !== null)).toHaveLength(3);
     expect(await active(fixture.projectId)).toBe(3);
   });
+});
+
+test("a registration being created holds back other registrations of the project, not its other writes", async () => {
+  const registering = await ctx.pool.connect();
+  const writer = await ctx.pool.connect();
+  try {
+    await registering.query("BEGIN");
+    await registering.query(LOCK_PROJECT, [fixture.projectId]);
+    // An insert that references the project (every transaction and event does) goes ahead...
+    await writer.query("SET statement_timeout = 2000");
+    await expect(writer.query(`INSERT INTO event (project_id, event_type, payload) VALUES ($1, 'TransactionStatusChange', '{}')`, [fixture.projectId])).resolves.toMatchObject({ rowCount: 1 });
+    // ...while another registration of the project waits for this one.
+    await writer.query("SET statement_timeout = 300");
+    await writer.query("BEGIN");
+    await expect(writer.query(LOCK_PROJECT, [fixture.projectId])).rejects.toMatchObject({ code: "57014" });
+    await writer.query("ROLLBACK");
+    await registering.query("COMMIT");
+  } finally {
+    registering.release();
+    writer.release(true);
+  }
 });
 
 describe("rotateSecret", () => {

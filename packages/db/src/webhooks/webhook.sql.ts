@@ -142,8 +142,13 @@ export const FIND_DUE = `
    ORDER BY d.next_attempt_at, d.id
    LIMIT $2`;
 
-/** $1 project: its row, locked until the transaction ends (registrations are counted under it). */
-export const LOCK_PROJECT = `SELECT 1 FROM project WHERE id = $1 FOR UPDATE`;
+/**
+ * $1 project: its row, locked until the transaction ends (registrations are counted under it).
+ * NO KEY UPDATE: it serialises registrations of the project, and leaves alone the key-share locks
+ * every insert that references the project takes (its transactions, events, signatures), which
+ * FOR UPDATE would make wait for the registration.
+ */
+export const LOCK_PROJECT = `SELECT 1 FROM project WHERE id = $1 FOR NO KEY UPDATE`;
 
 /**
  * $1 id, $2 project, $3 callback URL, $4 event type, $5 sealed secret, $6 the most active
