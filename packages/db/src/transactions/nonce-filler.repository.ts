@@ -45,6 +45,18 @@ export function createNonceFillerRepository(sql: Sql) {
     return row ? toFiller(row) : null;
   };
   const at = (f: Pick<NonceFillerRecord, "chainId" | "address" | "nonce">) => [f.chainId.toString(), f.address, f.nonce.toString()];
+  const find = (chainId: bigint, address: string, nonce: bigint): Promise<NonceFillerRecord | null> =>
+    one(`SELECT ${FILLER_COLUMNS} FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3`, at({ chainId, address, nonce }));
+  /**
+   * The nonce's row as committed now, read in a statement of its own. When a write above met a
+   * concurrent one (an insert that waited for another's commit, an update that lost the swap), its
+   * statement's snapshot predates that commit: the stored row it returns is missing or the old one.
+   */
+  const current = async (f: Pick<NonceFillerRecord, "chainId" | "address" | "nonce">): Promise<NonceFillerRecord> => {
+    const row = await find(f.chainId, f.address, f.nonce);
+    if (!row) throw new Error(`no filler stored for nonce ${f.nonce} of ${f.address} on chain ${f.chainId}`);
+    return row;
+  };
 
   return {
     /** The status of the transaction bound to this nonce, or null when none is. */
@@ -56,18 +68,19 @@ export function createNonceFillerRepository(sql: Sql) {
       return result.rows[0]?.status ?? null;
     },
     /** The filler stored for this nonce, or null. */
-    find: (chainId: bigint, address: string, nonce: bigint): Promise<NonceFillerRecord | null> =>
-      one(`SELECT ${FILLER_COLUMNS} FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = $3`, at({ chainId, address, nonce })),
+    find,
     /** Stores a signed filler unless one exists for the nonce; returns the one stored. */
     record: async (filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> =>
-      (await one(RECORD, [...at(filler), filler.hash, Buffer.from(filler.rawTransaction)]))!,
+      (await one(RECORD, [...at(filler), filler.hash, Buffer.from(filler.rawTransaction)])) ?? (await current(filler)),
     /**
      * Replaces the stored filler of a nonce with new bytes (the node refused the stored ones on
      * their fees), only if it is still `previousHash`: of replicas re-pricing at once, one wins and
      * the others go on with its bytes. Returns the filler stored now.
      */
-    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> =>
-      (await one(REPLACE, [...at(filler), previousHash, filler.hash, Buffer.from(filler.rawTransaction)]))!,
+    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> => {
+      const row = await one(REPLACE, [...at(filler), previousHash, filler.hash, Buffer.from(filler.rawTransaction)]);
+      return row && row.hash !== previousHash ? row : current(filler);
+    },
   };
 }
 
