@@ -165,4 +165,34 @@ describe("a transaction not mined in time", () => {
     expect(tx.hash).toBe(replacement.hash);
     expect(tx.attempts).toHaveLength(2);
   });
+
+  it("sends the attempt the node took again while its replacement cannot be sent, so a node that dropped it does not leave the nonce unused", async () => {
+    const wallet = project.wallets[0]!.address;
+    const res = await send(chain, 6);
+    expect(res.status).toBe(200);
+    const id = res.body.transactionId as string;
+    const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+    const original = submitted.attempts[0] as Attempt & { maxFeePerGas: string };
+    // Enough for the original at its fees, not for a replacement 12.5 % above them.
+    const balance = await chain.rpc.getBalance(wallet);
+    await chain.rpc.send("anvil_setBalance", [wallet, toBeHex(BigInt(original.gasLimit) * BigInt(original.maxFeePerGas))]);
+    try {
+      const noted = await until(id, (tx) => tx.history.length > 2);
+      expect(noted.history[2]!.reason).toMatch(/the wallet cannot pay for it yet/);
+      // The node loses the original (a restart, a full pool).
+      expect(await chain.rpc.send("anvil_dropTransaction", [original.hash])).toBe(original.hash);
+      const deadline = Date.now() + 10_000;
+      const inPool = async () => Object.keys(((await chain.rpc.send("txpool_content", [])) as { pending: Record<string, unknown> }).pending).some((a) => a.toLowerCase() === wallet.toLowerCase());
+      while (!(await inPool())) {
+        if (Date.now() > deadline) throw new Error("the original attempt was never sent again");
+        await sleep(100);
+      }
+      await chain.rpc.send("evm_mine", []);
+      const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+      expect(tx.status).toBe("CONFIRMED");
+      expect(tx.hash).toBe(original.hash);
+    } finally {
+      await chain.rpc.send("anvil_setBalance", [wallet, toBeHex(balance)]);
+    }
+  });
 });

@@ -109,7 +109,14 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     if (taken(outcome)) {
       await deps.transactions.markAttemptBroadcast(latest.hash);
       sentAt = deps.now();
-    } else unsent = outcome;
+    } else {
+      unsent = outcome;
+      // Until it can be sent, the newest attempt the node did take stands for the transaction: sent
+      // again too, so a node that dropped it (a restart, its pool full) does not leave the nonce
+      // unused, and the wallet's later transactions waiting behind it for ever.
+      const standing = attempts.findLast((a) => a.broadcastAt !== null);
+      if (standing) await broadcast(provider, standing);
+    }
   }
   const age = deps.now() - sentAt;
   if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(chain.blockTimeMs);
