@@ -13,7 +13,7 @@ export interface ChainHandle {
 
 /** The settings a chain view is built from: a change of any of them builds a new view. */
 const viewKey = (record: ChainRecord) =>
-  [record.rpcUrls[0], record.blockTimeMs, record.maxFeePerGasCapWei, record.maxPriorityFeePerGasCapWei].map(String).join("|");
+  [record.rpcUrls.join(" "), record.blockTimeMs, record.maxFeePerGasCapWei, record.maxPriorityFeePerGasCapWei].map(String).join("|");
 
 /**
  * Chains as the database has them, re-read every `refreshMs`, so a chain added or changed with
@@ -38,7 +38,7 @@ export function createChainDirectory(deps: {
         if (!record) throw new AppError("BAD_REQUEST", `Chain ${chainId} is not configured`);
         if (record.rpcUrls.length === 0) throw new AppError("CONFIG", `Chain ${chainId} has no RPC URL`);
         const key = viewKey(record);
-        const view = entry && entry.key === key ? entry.view : createChainView(record, deps.providers.get(chainId, record.rpcUrls[0] as string), deps.logger, now);
+        const view = entry && entry.key === key ? entry.view : createChainView(record, deps.providers.get(chainId, record.rpcUrls), deps.logger, now);
         entry = { record, readAt: now(), view, key };
         cache.set(id, entry);
       }

@@ -66,6 +66,63 @@ describe("NativeJsonRpcProvider", () => {
     }
   });
 
+  test("fails over to the chain's next URL when one cannot carry the request, and tries the first again a minute later", async () => {
+    let downCalls = 0;
+    const down = createServer((_req, res) => {
+      downCalls++;
+      res.writeHead(503).end("unavailable");
+    });
+    await new Promise<void>((r) => down.listen(0, "127.0.0.1", r));
+    const downUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}/`;
+    let clock = 0;
+    const p = new NativeJsonRpcProvider([downUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options, () => clock);
+    try {
+      expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);
+      expect(p.activeUrl).toBe(new URL(anvil.rpcUrl).href);
+      expect(downCalls).toBe(1);
+      // Stays with the URL that answered...
+      await p.getBalance(funded);
+      expect(downCalls).toBe(1);
+      // ...until a minute after the first failed: then the first is tried first again.
+      clock += 60_000;
+      expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);
+      expect(downCalls).toBe(2);
+    } finally {
+      p.destroy();
+      down.close();
+    }
+  });
+
+  test("a node's JSON-RPC error (a revert) is its answer: not asked of the next URL", async () => {
+    let fallbackCalls = 0;
+    const fallback = createServer((_req, res) => {
+      fallbackCalls++;
+      res.writeHead(503).end();
+    });
+    await new Promise<void>((r) => fallback.listen(0, "127.0.0.1", r));
+    const p = new NativeJsonRpcProvider([anvil.rpcUrl, `http://127.0.0.1:${(fallback.address() as AddressInfo).port}`], 5000, Network.from(anvil.chainId), options);
+    try {
+      const trap = new Interface(["function alwaysReverts(uint256 x)"]).encodeFunctionData("alwaysReverts", [1]);
+      const error = await p.estimateGas({ from: funded, to: recorder.address, data: trap }).catch((e: unknown) => e);
+      expect(classifyRpcError(error).kind).toBe("reverted");
+      expect(fallbackCalls).toBe(0);
+    } finally {
+      p.destroy();
+      fallback.close();
+    }
+  });
+
+  test("with every URL down, the first URL's failure is the error", async () => {
+    const p = new NativeJsonRpcProvider(["http://127.0.0.1:9", "http://127.0.0.1:9/second"], 2000, Network.from(anvil.chainId), options);
+    try {
+      const error = await p.getBlockNumber().catch((e: unknown) => e);
+      expect(isError(error, "SERVER_ERROR")).toBe(true);
+      expect(classifyRpcError(error).kind).toBe("transient");
+    } finally {
+      p.destroy();
+    }
+  });
+
   test("a node that does not answer is ethers' TIMEOUT after the time-out", async () => {
     const server = createServer(() => undefined);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -33,6 +33,9 @@ function post(url: URL, body: string, timeoutMs: number): Promise<{ status: numb
   });
 }
 
+/** How long a URL that failed is passed over before it is tried first again. */
+const RETRY_PRIMARY_AFTER_MS = 60_000;
+
 /**
  * ethers' JsonRpcProvider with its transport replaced by Node's http client over keep-alive
  * connections: ethers decodes every response body with its own JavaScript UTF-8 decoder, which
@@ -40,38 +43,74 @@ function post(url: URL, body: string, timeoutMs: number): Promise<{ status: numb
  * fetch cost another tenth per request (docs/benchmarks.md); here Node parses the JSON natively.
  * Everything else (batching, error mapping) stays ethers'. A non-2xx answer and a time-out throw
  * ethers' SERVER_ERROR and TIMEOUT, as its own transport does.
+ *
+ * Several URLs (a chain's `--rpc-url`s, in order): a request the first cannot carry (no
+ * connection, a time-out, a non-2xx answer) goes to the next, and so on; the one that answered is
+ * used from then on, and the first is tried first again a minute after it failed. An answer that
+ * is a JSON-RPC error (a revert, a refused transaction) is the node's word, not a failure of the
+ * URL: it is not tried elsewhere.
  */
 export class NativeJsonRpcProvider extends JsonRpcProvider {
-  private readonly target: URL;
+  private readonly targets: URL[];
+  /** The URL requests go to first. */
+  private current = 0;
+  private primaryFailedAt = 0;
 
   constructor(
-    url: string,
+    url: string | readonly string[],
     private readonly timeoutMs: number,
     network: Network,
     options: JsonRpcApiProviderOptions,
+    private readonly now: () => number = Date.now,
   ) {
-    super(url, network, options);
-    this.target = new URL(url);
+    const urls = typeof url === "string" ? [url] : [...url];
+    if (urls.length === 0) throw new Error("NativeJsonRpcProvider needs at least one URL");
+    super(urls[0], network, options);
+    this.targets = urls.map((u) => new URL(u));
+  }
+
+  /** The URL requests go to now (for logs and tests). */
+  get activeUrl(): string {
+    return this.targets[this.current]!.href;
   }
 
   /** Error answers ({id, error}) come back in the list too; ethers maps them to errors per call. */
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
+    if (this.current !== 0 && this.now() - this.primaryFailedAt >= RETRY_PRIMARY_AFTER_MS) this.current = 0;
+    const body = JSON.stringify(payload);
+    const first = this.current;
+    let failure: unknown;
+    for (let i = 0; i < this.targets.length; i++) {
+      const index = (first + i) % this.targets.length;
+      try {
+        const answer = await this.post(this.targets[index]!, body);
+        if (index !== this.current) this.current = index;
+        return answer;
+      } catch (e) {
+        failure ??= e;
+        if (index === 0) this.primaryFailedAt = this.now();
+      }
+    }
+    throw failure;
+  }
+
+  private async post(target: URL, body: string): Promise<JsonRpcResult[]> {
     let answer: { status: number; text: string };
     try {
-      answer = await post(this.target, JSON.stringify(payload), this.timeoutMs);
+      answer = await post(target, body, this.timeoutMs);
     } catch (e) {
       const error = e as { name?: unknown; message?: unknown } | null;
       throw error?.name === "TimeoutError"
         ? makeError(`JSON-RPC request timed out after ${this.timeoutMs} ms`, "TIMEOUT", { operation: "request", reason: "timeout" })
-        : makeError(`JSON-RPC request failed: ${String(error?.message ?? e)}`, "SERVER_ERROR", { request: new FetchRequest(this.target.href), info: { cause: e } });
+        : makeError(`JSON-RPC request failed: ${String(error?.message ?? e)}`, "SERVER_ERROR", { request: new FetchRequest(target.href), info: { cause: e } });
     }
     if (answer.status < 200 || answer.status >= 300) {
       throw makeError(`server response ${answer.status}`, "SERVER_ERROR", {
-        request: new FetchRequest(this.target.href),
+        request: new FetchRequest(target.href),
         info: { status: answer.status, body: answer.text.slice(0, 200) },
       });
     }
-    const body = JSON.parse(answer.text) as JsonRpcResult | JsonRpcResult[];
-    return Array.isArray(body) ? body : [body];
+    const parsed = JSON.parse(answer.text) as JsonRpcResult | JsonRpcResult[];
+    return Array.isArray(parsed) ? parsed : [parsed];
   }
 }

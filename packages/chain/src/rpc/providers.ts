@@ -11,7 +11,7 @@ const BATCH_STALL_MS = 5;
 const BATCH_MAX_COUNT = 100;
 
 /**
- * One JSON-RPC provider per chain and URL. No response cache (`cacheTimeout: -1`): a balance or
+ * One JSON-RPC provider per chain and list of URLs (the first, then the others as fallbacks). No response cache (`cacheTimeout: -1`): a balance or
  * receipt read right after a send must be fresh (DESIGN.md); what may be shared for a block is
  * shared explicitly (apps/tx-worker's chain view). Concurrent calls are batched, and the network
  * is fixed from the chain record instead of asked for.
@@ -19,8 +19,8 @@ const BATCH_MAX_COUNT = 100;
 export function createProviders(options: { timeoutMs: number } = { timeoutMs: 10_000 }) {
   const providers = new Map<string, JsonRpcProvider>();
   return {
-    get: (chainId: bigint, rpcUrl: string): JsonRpcProvider => {
-      const key = `${chainId}|${rpcUrl}`;
+    get: (chainId: bigint, rpcUrl: string | readonly string[]): JsonRpcProvider => {
+      const key = `${chainId}|${([] as string[]).concat(rpcUrl).join(" ")}`;
       let provider = providers.get(key);
       if (!provider) {
         // ethers' default request time-out is five minutes; a stuck node must fail fast instead.
