@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createLogger } from "@relay/core";
 import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository, type WebhookDeliveryRecord } from "@relay/db";
 import { RunAgain, type Job } from "@relay/queue";
@@ -38,13 +40,17 @@ describe("deliverWebhook processor", () => {
     });
 
   /** A registration whose secret was sealed with `sealedWith`, and two status changes of one transaction dispatched to it: [older, younger]. */
-  async function twoEventsOfOneTransaction(sealedWith = keyring): Promise<[WebhookDeliveryRecord, WebhookDeliveryRecord]> {
+  async function twoEventsOfOneTransaction(
+    sealedWith = keyring,
+    callbackUrl = "http://127.0.0.1:9/hook",
+  ): Promise<[WebhookDeliveryRecord, WebhookDeliveryRecord]> {
     const project = await createProjectFixture(b.db, testKek(), { wallets: 0 });
     const registration = await createEventCallbackRepository({ sql: b.pool, db: b.db }).create({
       projectId: project.projectId,
       eventType: "TransactionStatusChange",
-      callbackUrl: "http://127.0.0.1:9/hook",
-      sealSecret: (id) => sealWebhookSecret(sealedWith, id, "whsec_dGVzdHNlY3JldA=="),
+      callbackUrl,
+      // A secret signing works with (32 bytes): sends carry the Standard Webhooks headers.
+      sealSecret: (id) => sealWebhookSecret(sealedWith, id, `whsec_${randomBytes(32).toString("base64")}`),
     });
     const subject = randomUUID();
     for (const status of ["PENDING", "SUBMITTED"]) {
@@ -100,5 +106,41 @@ describe("deliverWebhook processor", () => {
     expect(JSON.stringify(stats)).not.toMatch(/dropped|WEBHOOK_SECRET/);
     // The transaction's later event is no longer held back by it.
     expect((await deliveries.findForDelivery(younger.id))?.heldBack).toBe(false);
+  });
+
+  test("each retry waits its own entry of the schedule and is signed at the time it is sent, not the event's", async () => {
+    // A receiver that answers 500 and keeps the headers of every request.
+    const received: Record<string, string | string[] | undefined>[] = [];
+    const receiver = createServer((req, res) => {
+      received.push(req.headers);
+      req.resume();
+      req.on("end", () => res.writeHead(500).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    try {
+      const [older] = await twoEventsOfOneTransaction(keyring, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      const schedule = [60_000, 600_000, 6_000_000];
+      const deliver = createDeliverWebhookProcessor({
+        deliveries: createWebhookDeliveryRepository(b.pool),
+        callbacks: createEventCallbackRepository({ sql: b.pool, db: b.db }),
+        http,
+        keyring,
+        retryScheduleMs: schedule,
+        now: () => now,
+      });
+      now = Date.now() + 3_600_000; // an hour after the event was written: a receiver refuses a 5-minute-old timestamp
+      const first = (await deliver({ v: 1, deliveryId: older.id }, context)) as RunAgain;
+      expect(first.delayMs).toBeGreaterThanOrEqual(schedule[0]! * 0.8);
+      expect(first.delayMs).toBeLessThanOrEqual(schedule[0]! * 1.2);
+      const firstSentAt = now;
+      now += first.delayMs;
+      const second = (await deliver({ v: 1, deliveryId: older.id }, context)) as RunAgain;
+      expect(second.delayMs).toBeGreaterThanOrEqual(schedule[1]! * 0.8);
+      expect(second.delayMs).toBeLessThanOrEqual(schedule[1]! * 1.2);
+      expect(received.map((h) => h["webhook-timestamp"])).toEqual([String(Math.floor(firstSentAt / 1000)), String(Math.floor(now / 1000))]);
+      expect(new Set(received.map((h) => h["webhook-id"])).size).toBe(1);
+    } finally {
+      receiver.close();
+    }
   });
 });
