@@ -30,13 +30,15 @@ export async function fund(rpcUrl: string, addresses: string[], eth = "100") {
 }
 
 export interface TransactionView {
+  transactionId: string;
+  args: unknown;
   status: string;
   hash: string | null;
   from: string | null;
   nonce: string | null;
   error: string | null;
   history: { status: string; reason: string | null }[];
-  attempts: { hash: string; nonce: string; maxFeePerGas: string | null; gasPrice: string | null }[];
+  attempts: { hash: string; nonce: string; gasLimit: string; maxFeePerGas: string | null; gasPrice: string | null }[];
 }
 
 export async function readTransaction(baseUrl: string, apiKey: string, projectId: string, id: string): Promise<TransactionView> {
