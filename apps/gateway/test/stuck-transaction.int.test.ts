@@ -1,4 +1,6 @@
-import { JsonRpcProvider, toBeHex } from "ethers";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { JsonRpcProvider, toBeHex, Transaction } from "ethers";
 import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 import { addChain, fund, readTransaction, waitForStatus, type TransactionView } from "@relay/testing";
@@ -20,6 +22,38 @@ async function stalledChain(chainId: number) {
   const rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
   await rpc.send("evm_setAutomine", [false]);
   return { anvil, recorder, rpc };
+}
+
+/**
+ * In front of a node that mines only when told to: the first signed transaction at a nonce goes
+ * through; before a second one at the same nonce is forwarded, a block is mined, so the first is
+ * mined just as its replacement reaches the node (which then answers "nonce too low").
+ */
+async function minesBeforeReplacement(upstream: string) {
+  const firstAt = new Map<string, string>();
+  const call = async (c: { id: unknown; method: string; params: unknown[] }) => {
+    if (c.method === "eth_sendRawTransaction") {
+      const tx = Transaction.from(c.params[0] as string);
+      const key = `${tx.from}|${tx.nonce}`;
+      const first = firstAt.get(key);
+      if (!first) firstAt.set(key, tx.hash!);
+      else if (first !== tx.hash) await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "evm_mine", params: [] }) });
+    }
+    return (await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(c) })).json();
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      (Array.isArray(body) ? Promise.all(body.map(call)) : call(body)).then(
+        (a) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(a)),
+        () => res.writeHead(502).end(),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 describe("a transaction not mined in time", () => {
@@ -193,6 +227,33 @@ describe("a transaction not mined in time", () => {
       expect(tx.hash).toBe(original.hash);
     } finally {
       await chain.rpc.send("anvil_setBalance", [wallet, toBeHex(balance)]);
+    }
+  });
+
+  it("does not call a transaction replaced when its nonce was used, by the original, while the replacement was signed", async () => {
+    const racing = await stalledChain(31_213);
+    const proxy = await minesBeforeReplacement(racing.anvil.rpcUrl);
+    try {
+      await addChain(h.db, { ...racing.anvil, rpcUrl: proxy.url }, { stuckAfterSeconds: STUCK_AFTER_SECONDS });
+      await fund(racing.anvil.rpcUrl, [project.wallets[0]!.address]);
+      const res = await send(racing, 7);
+      expect(res.status).toBe(200);
+      const id = res.body.transactionId as string;
+      const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+      const original = submitted.attempts[0]!;
+
+      const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, undefined, 20_000);
+      expect(tx.status).toBe("CONFIRMED");
+      expect(tx.hash).toBe(original.hash);
+      // The replacement was signed and stored (its nonce was used before the node took it) but
+      // never sent: the history does not say the transaction was replaced.
+      expect(tx.attempts).toHaveLength(2);
+      expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    } finally {
+      await proxy.close();
+      racing.recorder.provider.destroy();
+      racing.rpc.destroy();
+      await racing.anvil.stop();
     }
   });
 });

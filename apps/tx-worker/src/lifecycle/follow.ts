@@ -24,8 +24,9 @@ const taken = (outcome: BroadcastOutcome): boolean => outcome.kind === "sent" ||
 function replacementNote(outcome: BroadcastOutcome): string {
   switch (outcome.kind) {
     case "sent":
-    case "nonce-used":
       return "replaced with higher fees";
+    case "nonce-used":
+      return "the nonce was used while a replacement was signed";
     case "insufficient-funds":
       return "a replacement with higher fees is signed, but the wallet cannot pay for it yet";
     case "underpriced":
@@ -177,7 +178,14 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   // node refuses is not sent either: the earlier attempts stay out there, and the next stuck
   // period prices a new one from this one.
   const outcome = await broadcast(provider, replacement);
-  const sent = taken(outcome);
+  if (outcome.kind === "nonce-used") {
+    // Used since it was looked at, most likely by the attempt this one was to replace: the next
+    // run finds which transaction used it. The replacement never entered a pool, so the history
+    // does not say "replaced" and its hash is not the transaction's.
+    logger.info({ previous: latest.hash, replacement: replacement.hash }, "nonce used while a replacement was signed; not sent");
+    return runAgainIn(0);
+  }
+  const sent = outcome.kind === "sent";
   if (sent) await deps.transactions.markAttemptBroadcast(replacement.hash);
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "SUBMITTED",
