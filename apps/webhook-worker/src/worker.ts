@@ -1,5 +1,12 @@
 import type { Logger } from "@relay/core";
-import { createEventCallbackRepository, createEventDispatchRepository, createWebhookDeliveryRepository, type Database, type SqlPool } from "@relay/db";
+import {
+  createEventCallbackRepository,
+  createEventDispatchRepository,
+  createWebhookDeliveryRepository,
+  createWebhookHistoryRepository,
+  type Database,
+  type SqlPool,
+} from "@relay/db";
 import { jobMetrics, type Registry } from "@relay/metrics";
 import { createProducer, createTypedWorker, workerGroup, type Redis, type WorkerGroup } from "@relay/queue";
 import type { Kek } from "@relay/secrets";
@@ -9,6 +16,7 @@ import { startDispatcher } from "./dispatcher";
 import { createDeliverWebhookProcessor } from "./processors/deliver-webhook.processor";
 import { createReconcileDeliveriesProcessor } from "./processors/reconcile-deliveries.processor";
 import { createClearRetiredSecretsProcessor } from "./processors/clear-retired-secrets.processor";
+import { createPruneWebhookHistoryProcessor } from "./processors/prune-webhook-history.processor";
 import { parseSchedule } from "./retry-schedule";
 
 export interface WebhookWorkerDeps {
@@ -29,8 +37,12 @@ export interface WebhookWorkerDeps {
   jobLockMs?: number;
   /** A PENDING delivery overdue this long is checked for a live job (default one minute). */
   reconcileAfterMs?: number;
+  /** How long an event's webhook history is kept after its dispatch; null for ever (default 30 days). */
+  historyRetentionMs?: number | null;
   now?: () => number;
 }
+
+const DEFAULT_HISTORY_RETENTION_MS = 30 * 24 * 3600_000;
 
 const COALESCE = { maxBatchSize: 100, maxInFlight: 2 };
 
@@ -73,6 +85,15 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
       concurrency: 1,
     }),
     createTypedWorker("clearRetiredSecrets", createClearRetiredSecretsProcessor({ callbacks, now }), { ...settings, concurrency: 1 }),
+    createTypedWorker(
+      "pruneWebhookHistory",
+      createPruneWebhookHistoryProcessor({
+        history: createWebhookHistoryRepository(deps.sql),
+        retentionMs: deps.historyRetentionMs === undefined ? DEFAULT_HISTORY_RETENTION_MS : deps.historyRetentionMs,
+        now,
+      }),
+      { ...settings, concurrency: 1 },
+    ),
   ]);
   for (const worker of group.workers) worker.on("error", (err) => deps.logger.error({ err }, "webhook worker error"));
   const dispatcher = startDispatcher({ dispatch: createEventDispatchRepository(deps.sql), producer, logger: deps.logger });
@@ -81,6 +102,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     schedule: async () => {
       await producer.schedule("reconcileDeliveries");
       await producer.schedule("clearRetiredSecrets");
+      await producer.schedule("pruneWebhookHistory");
     },
     // The dispatcher first: its claim-and-enqueue in progress finishes, then no new deliveries.
     close: async (options) => {

@@ -50,6 +50,14 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
+  test("webhook history is kept 30 days by default, for ever with 0, and a bad value stops the start", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).historyRetentionMs).toBe(30 * 24 * 3600_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_HISTORY_RETENTION_DAYS: "7" }).historyRetentionMs).toBe(7 * 24 * 3600_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_HISTORY_RETENTION_DAYS: "0" }).historyRetentionMs).toBeNull();
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_HISTORY_RETENTION_DAYS: "1.5" })).toThrow(/WEBHOOK_HISTORY_RETENTION_DAYS \("1.5"\): must be a whole number of days/);
+  });
+
   test("one key id names one key: an id given a second, different key is refused at start-up", () => {
     const [a, b] = [randomBytes(32).toString("base64"), randomBytes(32).toString("base64")];
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY: b, KEY_ENCRYPTION_KEYS_PREVIOUS: `k1:${a}` })).toThrow(

@@ -150,6 +150,13 @@ const webhookWorkerSchema = z.object({
   /** Like TX_JOB_LOCK_MS: how long a delivery stays locked to a replica that died. */
   WEBHOOK_JOB_LOCK_MS: jobLockMs,
   WEBHOOK_RECONCILE_AFTER_MS: reconcileAfterMs,
+  /** Days an event's webhook history (its deliveries and stats entries) is kept after dispatch; 0 keeps it for ever. */
+  WEBHOOK_HISTORY_RETENTION_DAYS: z.coerce
+    .number({ error: "must be a whole number of days" })
+    .int("must be a whole number of days")
+    .min(0, "must be 0 (keep for ever) or more")
+    .max(36_500, "must be at most 36500 (use 0 to keep for ever)")
+    .default(30),
 });
 
 export interface WebhookWorkerConfig extends CommonConfig {
@@ -163,6 +170,8 @@ export interface WebhookWorkerConfig extends CommonConfig {
   jobLockMs: number;
   /** A PENDING delivery overdue by this long is checked for a live job (and revived without one). */
   reconcileAfterMs: number;
+  /** How long an event's webhook history is kept after dispatch; null for ever. */
+  historyRetentionMs: number | null;
 }
 
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
@@ -179,6 +188,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
     jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
     reconcileAfterMs: v.WEBHOOK_RECONCILE_AFTER_MS,
+    historyRetentionMs: v.WEBHOOK_HISTORY_RETENTION_DAYS === 0 ? null : v.WEBHOOK_HISTORY_RETENTION_DAYS * 24 * 3600_000,
   });
 }
 

@@ -122,6 +122,16 @@ export const jobCatalog = {
     jobId: () => "clear-retired-secrets",
     options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
   },
+  /**
+   * Deletes events dispatched longer ago than WEBHOOK_HISTORY_RETENTION_DAYS, with their deliveries
+   * and stats entries (apps/webhook-worker prune-webhook-history).
+   */
+  pruneWebhookHistory: {
+    queue: "webhook-history-prune",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "prune-webhook-history",
+    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  },
 } as const satisfies Record<string, JobDefinition>;
 
 /** Repeating jobs: which catalog job runs how often. */
@@ -131,6 +141,7 @@ export const jobSchedules = {
   reconcileNonces: { everyMs: 30_000 },
   reconcileDeliveries: { everyMs: 30_000 },
   clearRetiredSecrets: { everyMs: 60_000 },
+  pruneWebhookHistory: { everyMs: 10 * 60_000 },
   checkBalances: { everyMs: 60_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 

@@ -199,3 +199,40 @@ export const RECENT_STATS = `
       SELECT * FROM event_callback_stat x WHERE x.event_callback_id = cb.id ORDER BY x.id DESC LIMIT $2
     ) s
    ORDER BY s.event_callback_id, s.id DESC`;
+
+/**
+ * $1 cut-off, $2 most events. Deletes up to $2 events dispatched before the cut-off, each with its
+ * deliveries and their stats entries, unless one of its deliveries is still PENDING (retrying: it
+ * goes once that delivery is final and the event is still past the cut-off). The oldest first
+ * (the (dispatched_at, seq) index); events another statement holds are skipped. One statement:
+ * an event goes with all of its history or not at all. Returns how many of each went, and how
+ * many events were looked at (a full batch means more may be waiting).
+ */
+export const PRUNE_HISTORY = `
+  WITH old AS MATERIALIZED (
+    SELECT e.id FROM event e
+     WHERE e.dispatched_at < $1
+     ORDER BY e.dispatched_at, e.seq
+     LIMIT $2
+       FOR UPDATE SKIP LOCKED
+  ),
+  gone AS MATERIALIZED (
+    SELECT o.id FROM old o
+     WHERE NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_id = o.id AND d.status = 'PENDING')
+  ),
+  deliveries AS MATERIALIZED (
+    SELECT d.id FROM webhook_delivery d JOIN gone g ON d.event_id = g.id
+  ),
+  stats AS (
+    DELETE FROM event_callback_stat s USING deliveries x WHERE s.delivery_id = x.id RETURNING 1
+  ),
+  deleted_deliveries AS (
+    DELETE FROM webhook_delivery d USING deliveries x WHERE d.id = x.id RETURNING 1
+  ),
+  deleted_events AS (
+    DELETE FROM event e USING gone g WHERE e.id = g.id RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM old)::int AS "looked",
+         (SELECT count(*) FROM deleted_events)::int AS "events",
+         (SELECT count(*) FROM deleted_deliveries)::int AS "deliveries",
+         (SELECT count(*) FROM stats)::int AS "stats"`;

@@ -1,0 +1,44 @@
+import { createLogger } from "@relay/core";
+import { createWebhookHistoryRepository } from "@relay/db";
+import type { Job } from "@relay/queue";
+import { createProjectFixture, testKek } from "@relay/testing";
+import { ownBackends, type OwnBackends } from "../../test/support";
+import { createPruneWebhookHistoryProcessor } from "./prune-webhook-history.processor";
+
+const context = { job: {} as Job, logger: createLogger({ name: "prune-test", level: "silent" }) };
+const DAY = 24 * 3600_000;
+
+describe("pruneWebhookHistory processor", () => {
+  let b: OwnBackends;
+  beforeAll(async () => {
+    b = await ownBackends("prune-history", 2);
+  });
+  afterAll(() => b?.close());
+
+  /** `n` events dispatched `daysAgo` days ago (no registration: no deliveries). */
+  async function dispatchedEvents(n: number, daysAgo: number): Promise<void> {
+    const project = await createProjectFixture(b.db, testKek(), { wallets: 0 });
+    await b.pool.query(
+      `INSERT INTO event (project_id, event_type, payload, created_at, dispatched_at)
+       SELECT $1, 'WalletBalanceLow', '{}', now() - make_interval(days => $3), now() - make_interval(days => $3) FROM generate_series(1, $2)`,
+      [project.projectId, n, daysAgo],
+    );
+  }
+  const events = async () => (await b.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM event`)).rows[0]!.n;
+
+  it("keeps everything when the retention is for ever", async () => {
+    await dispatchedEvents(3, 400);
+    const prune = createPruneWebhookHistoryProcessor({ history: createWebhookHistoryRepository(b.pool), retentionMs: null, now: Date.now });
+    expect(await prune({ v: 1 }, context)).toMatchObject({ events: 0, retention: "forever" });
+    expect(await events()).toBe(3);
+  });
+
+  it("deletes everything past the retention in one run, batch after batch, and nothing newer", async () => {
+    await dispatchedEvents(4, 31);
+    await dispatchedEvents(2, 29);
+    const prune = createPruneWebhookHistoryProcessor({ history: createWebhookHistoryRepository(b.pool), retentionMs: 30 * DAY, now: Date.now, batch: 2, maxBatches: 10 });
+    // The 3 from the first test (400 days) and these 4: seven past the retention, in batches of 2.
+    expect(await prune({ v: 1 }, context)).toEqual({ events: 7, deliveries: 0, stats: 0 });
+    expect(await events()).toBe(2);
+  });
+});

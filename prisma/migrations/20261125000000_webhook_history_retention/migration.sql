@@ -1,0 +1,4 @@
+-- Webhook history retention (docs/webhooks.md, "Retention"): deleting a delivery looks up the
+-- stats entries that reference it (its foreign key, and the pruning statement itself); without
+-- this index each look-up read the whole stats table.
+CREATE INDEX "event_callback_stat_delivery_id_idx" ON "event_callback_stat"("delivery_id");
