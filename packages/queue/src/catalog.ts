@@ -141,7 +141,7 @@ export const jobSchedules = {
   reconcileNonces: { everyMs: 30_000 },
   reconcileDeliveries: { everyMs: 30_000 },
   clearRetiredSecrets: { everyMs: 60_000 },
-  pruneWebhookHistory: { everyMs: 10 * 60_000 },
+  pruneWebhookHistory: { everyMs: 60_000 },
   checkBalances: { everyMs: 60_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 

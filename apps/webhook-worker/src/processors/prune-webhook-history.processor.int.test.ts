@@ -36,9 +36,20 @@ describe("pruneWebhookHistory processor", () => {
   it("deletes everything past the retention in one run, batch after batch, and nothing newer", async () => {
     await dispatchedEvents(4, 31);
     await dispatchedEvents(2, 29);
-    const prune = createPruneWebhookHistoryProcessor({ history: createWebhookHistoryRepository(b.pool), retentionMs: 30 * DAY, now: Date.now, batch: 2, maxBatches: 10 });
+    const prune = createPruneWebhookHistoryProcessor({ history: createWebhookHistoryRepository(b.pool), retentionMs: 30 * DAY, now: Date.now, batch: 2 });
     // The 3 from the first test (400 days) and these 4: seven past the retention, in batches of 2.
-    expect(await prune({ v: 1 }, context)).toEqual({ events: 7, deliveries: 0, stats: 0 });
+    expect(await prune({ v: 1 }, context)).toEqual({ events: 7, deliveries: 0, stats: 0, batches: 4 });
     expect(await events()).toBe(2);
+  });
+
+  it("stops a run when its time budget is spent; the next run goes on", async () => {
+    await dispatchedEvents(6, 31);
+    let clock = 0;
+    // Each batch takes "10 s" of a 15 s budget: two batches a run.
+    const history = createWebhookHistoryRepository(b.pool);
+    const slow = { prune: async (...args: Parameters<typeof history.prune>) => ((clock += 10_000), history.prune(...args)) };
+    const prune = createPruneWebhookHistoryProcessor({ history: slow, retentionMs: 30 * DAY, now: () => Date.now() + clock, batch: 2, budgetMs: 15_000 });
+    expect(await prune({ v: 1 }, context)).toMatchObject({ events: 4, batches: 2 });
+    expect(await prune({ v: 1 }, context)).toMatchObject({ events: 2 });
   });
 });

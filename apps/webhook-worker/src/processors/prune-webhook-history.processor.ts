@@ -1,4 +1,4 @@
-import type { WebhookHistoryRepository } from "@relay/db";
+import type { PruneCursor, WebhookHistoryRepository } from "@relay/db";
 import type { Processor } from "@relay/queue";
 
 export interface PruneWebhookHistoryDeps {
@@ -8,29 +8,36 @@ export interface PruneWebhookHistoryDeps {
   now: () => number;
   /** Events per statement; each statement is one short database transaction. */
   batch?: number;
-  /** Statements per run at most: a large backlog goes over several runs, not one long one. */
-  maxBatches?: number;
+  /** How long one run goes on while batches come back full; the next run (a minute later) goes on. */
+  budgetMs?: number;
 }
 
 /**
  * Deletes the webhook history past its retention (docs/webhooks.md, "Retention"): events
  * dispatched more than `retentionMs` ago with their deliveries and stats entries, in batches,
- * oldest first. Without it, every event, delivery and attempt was kept for ever.
+ * oldest first, for as long as batches come back full and the run's time budget lasts (a budget
+ * of 30 s a minute deletes thousands of events a second, more than the relay writes). Each batch
+ * goes on after the last event the one before looked at, so events kept for a delivery still
+ * retrying are passed over, not read again by every batch.
  */
 export function createPruneWebhookHistoryProcessor(deps: PruneWebhookHistoryDeps): Processor<"pruneWebhookHistory"> {
   const batch = deps.batch ?? 1_000;
-  const maxBatches = deps.maxBatches ?? 20;
+  const budgetMs = deps.budgetMs ?? 30_000;
   return async (_payload, { logger }) => {
-    const total = { events: 0, deliveries: 0, stats: 0 };
+    const total = { events: 0, deliveries: 0, stats: 0, batches: 0 };
     if (deps.retentionMs === null) return { ...total, retention: "forever" };
-    const before = new Date(deps.now() - deps.retentionMs);
-    for (let i = 0; i < maxBatches; i++) {
-      const pruned = await deps.history.prune(before, batch);
+    const started = deps.now();
+    const before = new Date(started - deps.retentionMs);
+    let after: PruneCursor | null = null;
+    do {
+      const pruned = await deps.history.prune(before, batch, after);
       total.events += pruned.events;
       total.deliveries += pruned.deliveries;
       total.stats += pruned.stats;
+      total.batches++;
       if (pruned.looked < batch) break;
-    }
+      after = pruned.next;
+    } while (deps.now() - started < budgetMs);
     if (total.events > 0) logger.info({ ...total, before: before.toISOString() }, "deleted webhook history past its retention");
     return total;
   };

@@ -36,7 +36,7 @@ test("deletes events dispatched before the cut-off with their deliveries and sta
   ).rows[0]!.id;
 
   const pruned = await history.prune(new Date(Date.now() - 30 * DAY), 100);
-  expect(pruned).toEqual({ looked: 2, events: 1, deliveries: 1, stats: 2 });
+  expect(pruned).toEqual({ looked: 2, events: 1, deliveries: 1, stats: 2, next: expect.objectContaining({ seq: expect.any(String) }) });
   expect(await count("event", "id = $1", [delivered!.eventId])).toBe(0);
   expect(await count("webhook_delivery", "id = $1", [delivered!.id])).toBe(0);
   expect(await count("event_callback_stat", "delivery_id = $1", [delivered!.id])).toBe(0);
@@ -48,7 +48,7 @@ test("deletes events dispatched before the cut-off with their deliveries and sta
 
   // Once the retrying delivery is final, its event goes too.
   await ctx.deliveries.recordAttempt(retrying!.id, { responseStatus: 200, data: { durationMs: 1 }, next: { status: "DELIVERED" } });
-  expect(await history.prune(new Date(Date.now() - 30 * DAY), 100)).toEqual({ looked: 1, events: 1, deliveries: 1, stats: 2 });
+  expect(await history.prune(new Date(Date.now() - 30 * DAY), 100)).toMatchObject({ looked: 1, events: 1, deliveries: 1, stats: 2 });
   expect(await count("event", "id = ANY($1::uuid[])", [[recent!.eventId, undispatched]])).toBe(2);
 });
 
@@ -63,4 +63,26 @@ test("takes at most `limit` events a statement, oldest first", async () => {
 
   expect(await history.prune(new Date(Date.now() - 30 * DAY), 2)).toMatchObject({ looked: 2, events: 2 });
   expect((await ctx.pool.query<{ id: string }>(`SELECT id FROM event WHERE project_id = $1`, [own.projectId])).rows.map((r) => r.id)).toEqual([events[2]]);
+});
+
+test("goes on after the cursor: an event kept for a retrying delivery is not read again by the next batch", async () => {
+  const history = createWebhookHistoryRepository(ctx.pool);
+  const own = await createFixture(ctx.pool);
+  await register(ctx, kek, { projectId: own.projectId, eventType: "TransactionStatusChange" });
+  for (let i = 0; i < 2; i++) await ctx.transactions.create(newTransaction(own));
+  const [retrying, done] = (await ctx.drain()).filter((d) => d.eventId !== undefined);
+  await ctx.deliveries.recordAttempt(retrying!.id, { responseStatus: 503, data: { durationMs: 1 }, next: { status: "PENDING", nextAttemptAt: new Date(Date.now() + 3600_000) } });
+  await ctx.deliveries.recordAttempt(done!.id, { responseStatus: 200, data: { durationMs: 1 }, next: { status: "DELIVERED" } });
+  // Older than anything else in this database: these two are the first in line.
+  await ctx.pool.query(`UPDATE event SET dispatched_at = now() - interval '90 days' WHERE id = $1`, [retrying!.eventId]);
+  await ctx.pool.query(`UPDATE event SET dispatched_at = now() - interval '89 days' WHERE id = $1`, [done!.eventId]);
+
+  const cutOff = new Date(Date.now() - 30 * DAY);
+  const first = await history.prune(cutOff, 1);
+  expect(first).toMatchObject({ looked: 1, events: 0 });
+  // From the top again, the same kept event; after the cursor, the next one.
+  expect(await history.prune(cutOff, 1)).toMatchObject({ looked: 1, events: 0 });
+  expect(await history.prune(cutOff, 1, first.next)).toMatchObject({ looked: 1, events: 1, deliveries: 1 });
+  expect(await count("event", "id = $1", [retrying!.eventId])).toBe(1);
+  expect(await count("event", "id = $1", [done!.eventId])).toBe(0);
 });

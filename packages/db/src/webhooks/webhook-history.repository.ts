@@ -1,13 +1,23 @@
 import type { Sql } from "../client";
 import { PRUNE_HISTORY } from "./webhook.sql";
 
+/** Where a pruning pass has got to: the last event looked at, in (dispatched_at, seq) order. */
+export interface PruneCursor {
+  dispatchedAt: Date;
+  seq: string;
+}
+
 export interface PrunedHistory {
   /** Events looked at: `limit` of them means more may be past the cut-off. */
   looked: number;
   events: number;
   deliveries: number;
   stats: number;
+  /** Pass it to the next call to go on after the events looked at; null when none was. */
+  next: PruneCursor | null;
 }
+
+type PruneRow = Omit<PrunedHistory, "next"> & { lastDispatchedAt: Date | null; lastSeq: string | null };
 
 /**
  * The webhook history's retention (docs/webhooks.md, "Retention"): events, their deliveries and
@@ -17,9 +27,10 @@ export interface PrunedHistory {
  */
 export function createWebhookHistoryRepository(sql: Sql) {
   return {
-    prune: async (before: Date, limit: number): Promise<PrunedHistory> => {
-      const { rows } = await sql.query<PrunedHistory>({ name: "webhookHistory.prune", text: PRUNE_HISTORY }, [before, limit]);
-      return rows[0]!;
+    prune: async (before: Date, limit: number, after: PruneCursor | null = null): Promise<PrunedHistory> => {
+      const { rows } = await sql.query<PruneRow>({ name: "webhookHistory.prune", text: PRUNE_HISTORY }, [before, limit, after?.dispatchedAt ?? null, after?.seq ?? null]);
+      const { lastDispatchedAt, lastSeq, ...counts } = rows[0]!;
+      return { ...counts, next: lastDispatchedAt && lastSeq ? { dispatchedAt: lastDispatchedAt, seq: lastSeq } : null };
     },
   };
 }

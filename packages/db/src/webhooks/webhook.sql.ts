@@ -201,17 +201,20 @@ export const RECENT_STATS = `
    ORDER BY s.event_callback_id, s.id DESC`;
 
 /**
- * $1 cut-off, $2 most events. Deletes up to $2 events dispatched before the cut-off, each with its
- * deliveries and their stats entries, unless one of its deliveries is still PENDING (retrying: it
- * goes once that delivery is final and the event is still past the cut-off). The oldest first
- * (the (dispatched_at, seq) index); events another statement holds are skipped. One statement:
- * an event goes with all of its history or not at all. Returns how many of each went, and how
- * many events were looked at (a full batch means more may be waiting).
+ * $1 cut-off, $2 most events, $3/$4 the (dispatched_at, seq) of the last event the previous call
+ * looked at (null: from the oldest). Deletes up to $2 events dispatched before the cut-off, each
+ * with its deliveries and their stats entries, unless one of its deliveries is still PENDING
+ * (retrying: it goes in a later run, once that delivery is final). Oldest first, on the
+ * (dispatched_at, seq) index, after the cursor: events kept for a retrying delivery are passed
+ * over, not read again by every call. Events another statement holds are skipped. One
+ * statement: an event goes with all of its history or not at all. Returns how many of each went,
+ * how many events were looked at (a full batch means more may be waiting) and the last one's key.
  */
 export const PRUNE_HISTORY = `
   WITH old AS MATERIALIZED (
-    SELECT e.id FROM event e
+    SELECT e.id, e.dispatched_at, e.seq FROM event e
      WHERE e.dispatched_at < $1
+       AND ($3::timestamptz IS NULL OR (e.dispatched_at, e.seq) > ($3::timestamptz, $4::bigint))
      ORDER BY e.dispatched_at, e.seq
      LIMIT $2
        FOR UPDATE SKIP LOCKED
@@ -231,8 +234,13 @@ export const PRUNE_HISTORY = `
   ),
   deleted_events AS (
     DELETE FROM event e USING gone g WHERE e.id = g.id RETURNING 1
+  ),
+  last AS (
+    SELECT o.dispatched_at, o.seq FROM old o ORDER BY o.dispatched_at DESC, o.seq DESC LIMIT 1
   )
   SELECT (SELECT count(*) FROM old)::int AS "looked",
          (SELECT count(*) FROM deleted_events)::int AS "events",
          (SELECT count(*) FROM deleted_deliveries)::int AS "deliveries",
-         (SELECT count(*) FROM stats)::int AS "stats"`;
+         (SELECT count(*) FROM stats)::int AS "stats",
+         (SELECT dispatched_at FROM last) AS "lastDispatchedAt",
+         (SELECT seq::text FROM last) AS "lastSeq"`;
