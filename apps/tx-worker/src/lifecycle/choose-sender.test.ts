@@ -13,7 +13,12 @@ describe("gas limit headroom", () => {
     expect(withHeadroom(15_000_000n, 45_000_000n)).toBe(16_777_216n);
   });
 
-  it("never goes below the estimate: a call above every ceiling is the node's to refuse", () => {
-    expect(withHeadroom(20_000_000n, 45_000_000n)).toBe(20_000_000n);
+  it("keeps the headroom, within the block, for an estimate above 2^24: that chain has no such cap", () => {
+    expect(withHeadroom(20_000_000n, 45_000_000n)).toBe(24_000_000n);
+    expect(withHeadroom(20_000_000n, 1_000_000_000_000_000n)).toBe(24_000_000n);
+  });
+
+  it("never goes below the estimate: a call above the block's limit is the node's to refuse", () => {
+    expect(withHeadroom(50_000_000n, 45_000_000n)).toBe(50_000_000n);
   });
 });

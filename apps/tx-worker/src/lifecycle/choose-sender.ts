@@ -13,11 +13,13 @@ const TX_GAS_CAP = 1n << 24n;
  * The estimate with its headroom, as far as it fits: a limit above the block's (or above 2^24,
  * the per-transaction cap of EIP-7825) is refused by the node for good, so a call that fits but
  * whose 20 % headroom does not ended FAILED. Never below the estimate itself: a call that needs
- * more than a block is the node's to refuse.
+ * more than a block is the node's to refuse. An estimate above 2^24 says the chain has no such
+ * cap (a node that enforces it estimates no more): its headroom is bounded by the block alone, as
+ * on L2s that count their L1 data in gas.
  */
 export function withHeadroom(estimate: bigint, blockGasLimit: bigint): bigint {
   const padded = (estimate * GAS_HEADROOM_PERCENT) / 100n;
-  const ceiling = blockGasLimit < TX_GAS_CAP ? blockGasLimit : TX_GAS_CAP;
+  const ceiling = blockGasLimit < TX_GAS_CAP || estimate > TX_GAS_CAP ? blockGasLimit : TX_GAS_CAP;
   if (padded <= ceiling) return padded;
   return estimate > ceiling ? estimate : ceiling;
 }
