@@ -24,10 +24,11 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const candidates = tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
   if (candidates.length === 0) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} of transaction ${tx.id} no longer exists`);
   // A wallet that cannot pay is the low balance a WalletBalanceLow event is for: checked now, not
-  // at the next scheduled check up to a minute later.
+  // at the next scheduled check up to a minute later. Read at the head through the chain view, so
+  // the transactions that pause on one wallet in one block share one balance read.
   const pause = async (reason: string, set: MoveFields & { fromAddress: string }) => {
     await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "PAUSED", reason, set });
-    await checkBalance(deps, handle, set.fromAddress, logger);
+    await checkBalance(deps, handle, set.fromAddress, logger, await view.head());
   };
 
   let attempts = await deps.transactions.attempts(tx.projectId, tx.id);
