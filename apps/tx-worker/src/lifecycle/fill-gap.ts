@@ -80,12 +80,18 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
       outcome = await broadcast(provider, filler);
     }
   } else if (outcome.kind === "rejected") {
-    // Refused for good (its gas, signed before this chain's need was estimated, or a fee over the
-    // node's cap): sending the same bytes every run would never close the gap. New ones, with the
-    // gas estimated now and today's price, in their place.
-    filler = await deps.fillers.replace(filler.hash, await signFiller(await view.fees(), await selfTransferGas(provider, address)));
-    outcome = await broadcast(provider, filler);
-    if (outcome.kind === "rejected") logger.error({ address, nonce: nonce.toString(), hash: filler.hash }, "the node refuses every filler for this nonce; the wallet's later transactions wait behind it");
+    // Refused for good. For want of gas (signed before this chain's need was estimated), new bytes
+    // with the gas estimated now, and today's price, take their place. For anything else (the
+    // node's fee cap, a chain id) new bytes would be refused the same way, each run: they stay,
+    // and the operator is told.
+    const gas = await selfTransferGas(provider, address);
+    if (gas > Transaction.from(hexlify(filler.rawTransaction)).gasLimit) {
+      filler = await deps.fillers.replace(filler.hash, await signFiller(await view.fees(), gas));
+      outcome = await broadcast(provider, filler);
+    }
+    if (outcome.kind === "rejected") {
+      logger.error({ address, nonce: nonce.toString(), hash: filler.hash, refusal: outcome.message }, "the node refuses the filler for this nonce; the wallet's later transactions wait behind it");
+    }
   }
   logger.warn({ address, nonce: nonce.toString(), hash: filler.hash, holder, broadcast: outcome.kind }, "filled an abandoned nonce with a self-transfer");
   return true;
