@@ -27,9 +27,11 @@ async function stalledChain(chainId: number) {
 /**
  * In front of a node that mines only when told to: the first signed transaction at a nonce goes
  * through; before a second one at the same nonce is forwarded, a block is mined, so the first is
- * mined just as its replacement reaches the node (which then answers "nonce too low").
+ * mined just as its replacement reaches the node (which then answers "nonce too low"). With
+ * `mine: false` the second is answered "nonce too low" without reaching the node: a node behind
+ * the same RPC that has already seen the nonce used.
  */
-async function minesBeforeReplacement(upstream: string) {
+async function minesBeforeReplacement(upstream: string, options: { mine: boolean } = { mine: true }) {
   const firstAt = new Map<string, string>();
   const call = async (c: { id: unknown; method: string; params: unknown[] }) => {
     if (c.method === "eth_sendRawTransaction") {
@@ -37,6 +39,7 @@ async function minesBeforeReplacement(upstream: string) {
       const key = `${tx.from}|${tx.nonce}`;
       const first = firstAt.get(key);
       if (!first) firstAt.set(key, tx.hash!);
+      else if (first !== tx.hash && !options.mine) return { jsonrpc: "2.0", id: c.id, error: { code: -32000, message: "nonce too low" } };
       else if (first !== tx.hash) await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "evm_mine", params: [] }) });
     }
     return (await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(c) })).json();
@@ -249,6 +252,37 @@ describe("a transaction not mined in time", () => {
       // never sent: the history does not say the transaction was replaced.
       expect(tx.attempts).toHaveLength(2);
       expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    } finally {
+      await proxy.close();
+      racing.recorder.provider.destroy();
+      racing.rpc.destroy();
+      await racing.anvil.stop();
+    }
+  });
+
+  it("does not mark a replacement broadcast when the node answers its nonce is used: it never entered a pool", async () => {
+    const racing = await stalledChain(31_214);
+    const proxy = await minesBeforeReplacement(racing.anvil.rpcUrl, { mine: false });
+    try {
+      await addChain(h.db, { ...racing.anvil, rpcUrl: proxy.url }, { stuckAfterSeconds: STUCK_AFTER_SECONDS });
+      await fund(racing.anvil.rpcUrl, [project.wallets[0]!.address]);
+      const res = await send(racing, 8);
+      expect(res.status).toBe(200);
+      const id = res.body.transactionId as string;
+      const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+      const original = submitted.attempts[0]!;
+      // The replacement is signed after the stuck time and sent again on the runs after it.
+      const signed = await until(id, (tx) => tx.attempts.length === 2);
+      await sleep(1500);
+      const waiting = (await read(id)) as TransactionView & { attempts: (Attempt & { broadcastAt: string | null })[] };
+      expect(waiting.status).toBe("SUBMITTED");
+      expect(waiting.attempts[1]!.broadcastAt).toBeNull();
+      expect(waiting.hash).toBe(original.hash);
+      expect(signed.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED"]);
+
+      await racing.rpc.send("evm_mine", []);
+      const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, undefined, 20_000);
+      expect([tx.status, tx.hash]).toEqual(["CONFIRMED", original.hash]);
     } finally {
       await proxy.close();
       racing.recorder.provider.destroy();

@@ -18,9 +18,6 @@ type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
 /** Blocks a nonce must have been used for, at least, before a transaction is FAILED for it. */
 const SETTLE_BLOCKS = 2;
 
-/** The node has these bytes (or their nonce is used): the attempt counts as broadcast. */
-const taken = (outcome: BroadcastOutcome): boolean => outcome.kind === "sent" || outcome.kind === "nonce-used";
-
 function replacementNote(outcome: BroadcastOutcome): string {
   switch (outcome.kind) {
     case "sent":
@@ -107,9 +104,13 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   let sentAt = (latest.broadcastAt ?? latest.createdAt).getTime();
   if (!latest.broadcastAt) {
     const outcome = await broadcast(provider, latest);
-    if (taken(outcome)) {
+    if (outcome.kind === "sent") {
       await deps.transactions.markAttemptBroadcast(latest.hash);
       sentAt = deps.now();
+    } else if (outcome.kind === "nonce-used") {
+      // Used by another transaction (an earlier attempt of ours, most likely) before the node took
+      // this one: it was never sent, and is not marked so; the checks below find who used it.
+      unsent = outcome;
     } else {
       unsent = outcome;
       // Until it can be sent, the newest attempt the node did take stands for the transaction: sent
