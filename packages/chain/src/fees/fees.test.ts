@@ -100,6 +100,9 @@ describe("bumpFees", () => {
     let replacements = 0;
     while ((fees = bumpFees(fees, market, noCaps))) replacements++;
     expect(replacements).toBe(9);
+    // A tip below today's still gets its replacement when the base fee fell: once above the ceiling.
+    const fallen = { type: 2 as const, maxFeePerGas: gwei(10), maxPriorityFeePerGas: gwei(2) };
+    expect(bumpFees({ type: 2, maxFeePerGas: gwei(28), maxPriorityFeePerGas: gwei(1) }, fallen, noCaps)).toEqual({ type: 2, maxFeePerGas: gwei(31.5), maxPriorityFeePerGas: gwei(2) });
     // The chain's cap, where lower, is the ceiling.
     expect(replacementCeiling(market, { maxFeePerGasCapWei: gwei(15), maxPriorityFeePerGasCapWei: null })).toBe(gwei(15));
   });

@@ -67,8 +67,12 @@ export function replacementCeiling(current: Fees, caps: FeeCaps): bigint {
  * (sending the attempts it has) and says so.
  */
 export function bumpFees(previous: Fees, current: Fees, caps: FeeCaps): Fees | null {
-  const ceiling = replacementCeiling(current, caps);
+  let ceiling = replacementCeiling(current, caps);
   if (previous.type === 2 && current.type === 2) {
+    // A tip below today's is a reason to replace whatever the base fee did since: where the base
+    // fee fell, the 12.5 % on the max fee that a replacement must also carry can pass three times
+    // today's price, and the transaction (and the wallet behind it) would wait for the market.
+    if (previous.maxPriorityFeePerGas < current.maxPriorityFeePerGas) ceiling = max(ceiling, min(bump(previous.maxFeePerGas), caps.maxFeePerGasCapWei));
     const maxPriorityFeePerGas = min(max(bump(previous.maxPriorityFeePerGas), current.maxPriorityFeePerGas), caps.maxPriorityFeePerGasCapWei);
     const maxFeePerGas = min(max(bump(previous.maxFeePerGas), current.maxFeePerGas), ceiling);
     if (maxPriorityFeePerGas < bump(previous.maxPriorityFeePerGas) || maxFeePerGas < bump(previous.maxFeePerGas)) return null;
