@@ -1,5 +1,5 @@
 import { bumpFees, MARKET_CEILING, replacementCeiling } from "@relay/chain";
-import { AppError } from "@relay/core";
+import { AppError, toError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast, type BroadcastOutcome } from "./broadcast";
@@ -17,6 +17,8 @@ type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
 
 /** Blocks a nonce must have been used for, at least, before a transaction is FAILED for it. */
 const SETTLE_BLOCKS = 2;
+/** How nodes say they do not keep the state of a past block (geth, erigon, hosted RPCs). */
+const NO_PAST_STATE = /missing trie node|historical state|state (is )?not available|pruned|archive/i;
 
 function replacementNote(outcome: BroadcastOutcome): string {
   switch (outcome.kind) {
@@ -143,7 +145,15 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     // that answered the receipt look-ups, and a reorganisation can still take the other
     // transaction out. Once that block is settled, the receipts are asked for once more.
     const settled = (await view.head()) - Math.max(chain.confirmations, SETTLE_BLOCKS) + 1;
-    if (settled < 0 || BigInt(await provider.getTransactionCount(tx.fromAddress, settled)) <= tx.nonce) return runAgainIn(chain.blockTimeMs);
+    if (settled < 0) return runAgainIn(chain.blockTimeMs);
+    const countThen = await provider.getTransactionCount(tx.fromAddress, settled).then(BigInt, (e: unknown) => {
+      // An endpoint that keeps only the latest state cannot say: decided on the latest count and
+      // the receipts, as before this check existed. Any other failure is retried.
+      if (!NO_PAST_STATE.test(toError(e).message)) throw e;
+      logger.warn({ err: toError(e), block: settled }, "the RPC cannot count the wallet's nonce at a past block; deciding on the latest count");
+      return chainNonce;
+    });
+    if (countThen <= tx.nonce) return runAgainIn(chain.blockTimeMs);
     const oursAfterAll = await freshlyMinedAttempt(view, attempts);
     if (oursAfterAll) return confirmed(oursAfterAll);
     await deps.transactions.move(tx.projectId, tx.id, {
