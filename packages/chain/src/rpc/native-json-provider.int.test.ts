@@ -112,6 +112,31 @@ describe("NativeJsonRpcProvider", () => {
     }
   });
 
+  test("a provider refusing every call itself (a rate limit, -32005) is passed over for the next URL; refused by all, the calls get the refusal", async () => {
+    const limited = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const calls = ([] as { id: unknown }[]).concat(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(calls.map((c) => ({ jsonrpc: "2.0", id: c.id, error: { code: -32005, message: "daily request count exceeded, request rate limited" } }))));
+      });
+    });
+    await new Promise<void>((r) => limited.listen(0, "127.0.0.1", r));
+    const limitedUrl = `http://127.0.0.1:${(limited.address() as AddressInfo).port}/`;
+    const p = new NativeJsonRpcProvider([limitedUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options);
+    const alone = new NativeJsonRpcProvider([limitedUrl, limitedUrl + "again"], 5000, Network.from(anvil.chainId), options);
+    try {
+      expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);
+      expect(p.activeUrl).toBe(new URL(anvil.rpcUrl).href);
+      const error = await alone.getBlockNumber().catch((e: unknown) => e);
+      expect(String((error as Error).message)).toMatch(/rate limited/);
+    } finally {
+      p.destroy();
+      alone.destroy();
+      limited.close();
+    }
+  });
+
   test("with every URL down, the first URL's failure is the error", async () => {
     const p = new NativeJsonRpcProvider(["http://127.0.0.1:9", "http://127.0.0.1:9/second"], 2000, Network.from(anvil.chainId), options);
     try {

@@ -37,6 +37,18 @@ function post(url: URL, body: string, timeoutMs: number): Promise<{ status: numb
 const RETRY_PRIMARY_AFTER_MS = 60_000;
 
 /**
+ * A JSON-RPC error that is the provider's, not the call's: limit exceeded (-32005, the code
+ * hosted RPCs use for rate limits), or their wording of a rate limit or overload. A revert, a
+ * refused transaction or a bad parameter is the node's answer to the call and is not.
+ */
+const PROVIDER_FAULT = /rate limit|too many requests|request limit|capacity|overloaded|try again later/i;
+function isProviderFault(result: JsonRpcResult): boolean {
+  const error = (result as { error?: { code?: unknown; message?: unknown } }).error;
+  if (!error) return false;
+  return error.code === -32005 || (typeof error.message === "string" && PROVIDER_FAULT.test(error.message));
+}
+
+/**
  * ethers' JsonRpcProvider with its transport replaced by Node's http client over keep-alive
  * connections: ethers decodes every response body with its own JavaScript UTF-8 decoder, which
  * cost a tenth of a transaction worker's CPU on batched answers and block receipts, and Node's
@@ -46,9 +58,10 @@ const RETRY_PRIMARY_AFTER_MS = 60_000;
  *
  * Several URLs (a chain's `--rpc-url`s, in order): a request the first cannot carry (no
  * connection, a time-out, a non-2xx answer) goes to the next, and so on; the one that answered is
- * used from then on, and the first is tried first again a minute after it failed. An answer that
- * is a JSON-RPC error (a revert, a refused transaction) is the node's word, not a failure of the
- * URL: it is not tried elsewhere.
+ * used from then on, and the first is tried first again a minute after it failed. So is an answer
+ * in which the provider refused every call itself (a rate limit, -32005). Any other JSON-RPC error
+ * (a revert, a refused transaction) is the node's word, not a failure of the URL: it is not tried
+ * elsewhere.
  */
 export class NativeJsonRpcProvider extends JsonRpcProvider {
   private readonly targets: URL[];
@@ -80,10 +93,18 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
     const body = JSON.stringify(payload);
     const first = this.current;
     let failure: unknown;
+    let refused: JsonRpcResult[] | undefined;
     for (let i = 0; i < this.targets.length; i++) {
       const index = (first + i) % this.targets.length;
       try {
         const answer = await this.post(this.targets[index]!, body);
+        // Every call refused by the provider itself (rate limit, overload): the URL did not carry
+        // the request, so the next one is asked; if none can, the calls get this answer.
+        if (this.targets.length > 1 && answer.length > 0 && answer.every(isProviderFault)) {
+          refused ??= answer;
+          if (index === 0) this.primaryFailedAt = this.now();
+          continue;
+        }
         if (index !== this.current) this.current = index;
         return answer;
       } catch (e) {
@@ -91,6 +112,7 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
         if (index === 0) this.primaryFailedAt = this.now();
       }
     }
+    if (refused) return refused;
     throw failure;
   }
 
