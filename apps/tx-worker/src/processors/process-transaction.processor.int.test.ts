@@ -216,6 +216,17 @@ describe("processTransaction processor", () => {
     expect(history[1]!.reason).toBe(after!.error);
   });
 
+  it("a broadcast transaction hit by a fault that cannot heal is retried, not FAILED: one of its attempts may be mined", async () => {
+    const tx = await pendingTransaction(CHAIN);
+    // SUBMITTED with its nonce bound, but its attempts gone (a row mended by hand, a bug): follow cannot go on.
+    const binding = await transactions.allocateNonce({ projectId: tx.projectId, transactionId: tx.transactionId, address: tx.address!, chainPendingNonce: 0n });
+    expect(binding).not.toBeNull();
+    expect(await transactions.move(tx.projectId, tx.transactionId, { from: "PENDING", to: "SUBMITTED", set: { hash: `0x${"11".repeat(32)}` } })).toBeTruthy();
+    const error = await createProcessTransactionProcessor(deps)(tx.payload, context).catch((e: unknown) => e);
+    expect(isAppError(error) && error.retryable).toBe(true);
+    expect((await transactions.findById(tx.projectId, tx.transactionId))!.status).toBe("SUBMITTED");
+  });
+
   it("a key this replica cannot open (wrong key-encryption key) is retried, not FAILED: another replica, or this one fixed, can sign", async () => {
     const tx = await pendingTransaction(CHAIN, { sealedWith: testKek() });
     await expect(createProcessTransactionProcessor(deps)(tx.payload, context)).rejects.toThrow(/failed authentication/);

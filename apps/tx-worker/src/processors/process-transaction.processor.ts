@@ -9,7 +9,8 @@ import type { StepDeps } from "../lifecycle/deps";
 /**
  * One run of a transaction's job: the step for its current status. Transient faults throw and
  * BullMQ retries; a fault that cannot heal ends the transaction as FAILED with the reason, so no
- * request stays unfinished without saying why. A replica's own configuration (a key-encryption
+ * request stays unfinished without saying why, unless it was broadcast (SUBMITTED): one of its
+ * attempts may be mined, so it is retried and logged at error level instead. A replica's own configuration (a key-encryption
  * key that cannot open the wallet's key) is not the transaction's fault: it is retried, so a
  * correctly configured replica, or this one once fixed, takes it.
  */
@@ -28,6 +29,12 @@ export function createProcessTransactionProcessor(deps: StepDeps): Processor<"pr
       const error = toError(e);
       if (isAppError(error) && REPLICA_FAULTS.has(error.code)) {
         logger.error({ err: error }, "this replica cannot process the transaction; check its configuration");
+        throw new AppError(error.code, error.message, { retryable: true, cause: error });
+      }
+      if (isAppError(error) && !error.retryable && tx.status === "SUBMITTED") {
+        // Something of it may be mined: FAILED (final, and an invitation to send again) could mean
+        // a call executed twice. It stays SUBMITTED, retried and loud, until an operator mends it.
+        logger.error({ err: error }, "cannot follow a broadcast transaction; it stays SUBMITTED until this is mended");
         throw new AppError(error.code, error.message, { retryable: true, cause: error });
       }
       if (isAppError(error) && !error.retryable) {
