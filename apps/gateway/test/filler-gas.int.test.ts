@@ -1,8 +1,6 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { keccak256, parseUnits, Transaction, Wallet } from "ethers";
 import { createNonceFillerRepository, createPool, createTransactionRepository } from "@relay/db";
-import { createProjectFixture, startRecorderChain, testDatabaseUrl, type ProjectFixture, type RecorderChain } from "@relay/testing";
+import { createProjectFixture, startRecorderChain, startRpcInterceptor, testDatabaseUrl, type ProjectFixture, type RecorderChain } from "@relay/testing";
 import { addChain, fund, waitForStatus } from "@relay/testing";
 import { abandonNextNonce } from "./abandoned-nonce";
 import { post, startHarness, type Harness } from "./harness";
@@ -10,48 +8,26 @@ import { post, startHarness, type Harness } from "./harness";
 /** What a plain transfer costs on the chain the proxy plays (an L2 charging its L1 data in gas). */
 const TRANSFER_GAS = 30_000n;
 
-interface RpcCall {
-  id: unknown;
-  method: string;
-  params: unknown[];
-}
-
 /**
  * anvil behind a proxy that makes it look like an L2 (Arbitrum) in the one way that matters here:
  * a 0-value transfer needs 30,000 gas, not 21,000. Estimates of self-transfers say so, and a
  * self-transfer signed with less is refused as the L2's node refuses it. An L2 node cannot run
  * here; everything else is anvil's own answer.
  */
-async function startL2Proxy(upstream: string) {
-  const forward = async (call: RpcCall): Promise<unknown> => {
+const startL2Proxy = (upstream: string) =>
+  startRpcInterceptor(upstream, (call) => {
     const params = call.params as [{ from?: string; to?: string }?];
     if (call.method === "eth_estimateGas" && params[0]?.from && params[0].from.toLowerCase() === params[0].to?.toLowerCase()) {
-      return { jsonrpc: "2.0", id: call.id, result: `0x${TRANSFER_GAS.toString(16)}` };
+      return { result: `0x${TRANSFER_GAS.toString(16)}` };
     }
     if (call.method === "eth_sendRawTransaction") {
       const tx = Transaction.from(call.params[0] as string);
       if (tx.to && tx.from && tx.to.toLowerCase() === tx.from.toLowerCase() && tx.gasLimit < TRANSFER_GAS) {
-        return { jsonrpc: "2.0", id: call.id, error: { code: -32000, message: `intrinsic gas too low: have ${tx.gasLimit}, want ${TRANSFER_GAS}` } };
+        return { error: { code: -32000, message: `intrinsic gas too low: have ${tx.gasLimit}, want ${TRANSFER_GAS}` } };
       }
     }
-    const answer = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call) });
-    return answer.json();
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RpcCall | RpcCall[];
-      const answer = Array.isArray(body) ? Promise.all(body.map(forward)) : forward(body);
-      answer.then(
-        (a) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(a)),
-        () => res.writeHead(502).end(),
-      );
-    });
+    return undefined;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe("a nonce filler on a chain where a transfer needs more than 21,000 gas", () => {
   let h: Harness;

@@ -1,34 +1,16 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Wallet } from "ethers";
-import { addChain, createProjectFixture, fund, setOrderCall, startRecorderChain, waitForStatus, type RecorderChain } from "@relay/testing";
+import { addChain, createProjectFixture, fund, setOrderCall, startRecorderChain, startRpcInterceptor, waitForStatus, type RecorderChain } from "@relay/testing";
 import { sendTransaction, startHarness, type Harness } from "./harness";
 
-type Call = { id: unknown; method: string; params: unknown[] };
-
 /** anvil as an RPC that keeps only the latest state: a nonce count at a past block is refused. */
-async function latestStateOnly(upstream: string) {
-  const call = async (c: Call) => {
-    const tag = c.params[1];
-    if (c.method === "eth_getTransactionCount" && typeof tag === "string" && tag.startsWith("0x")) {
-      return { jsonrpc: "2.0", id: c.id, error: { code: -32000, message: `missing trie node ${"ab".repeat(32)} (path ) state is not available` } };
+const latestStateOnly = (upstream: string) =>
+  startRpcInterceptor(upstream, (call) => {
+    const tag = call.params[1];
+    if (call.method === "eth_getTransactionCount" && typeof tag === "string" && tag.startsWith("0x")) {
+      return { error: { code: -32000, message: `missing trie node ${"ab".repeat(32)} (path ) state is not available` } };
     }
-    return (await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(c) })).json();
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Call | Call[];
-      (Array.isArray(body) ? Promise.all(body.map(call)) : call(body)).then(
-        (a) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(a)),
-        () => res.writeHead(502).end(),
-      );
-    });
+    return undefined;
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe("an RPC that keeps no past state", () => {
   let h: Harness;

@@ -1,7 +1,5 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { JsonRpcProvider, toBeHex, Transaction } from "ethers";
-import { createProjectFixture, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
+import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, type AnvilInstance, type DeployedRecorder, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 import { addChain, fund, readTransaction, waitForStatus, type TransactionView } from "@relay/testing";
 
@@ -31,32 +29,20 @@ async function stalledChain(chainId: number) {
  * `mine: false` the second is answered "nonce too low" without reaching the node: a node behind
  * the same RPC that has already seen the nonce used.
  */
-async function minesBeforeReplacement(upstream: string, options: { mine: boolean } = { mine: true }) {
+function minesBeforeReplacement(upstream: string, options: { mine: boolean } = { mine: true }) {
   const firstAt = new Map<string, string>();
-  const call = async (c: { id: unknown; method: string; params: unknown[] }) => {
-    if (c.method === "eth_sendRawTransaction") {
-      const tx = Transaction.from(c.params[0] as string);
-      const key = `${tx.from}|${tx.nonce}`;
-      const first = firstAt.get(key);
-      if (!first) firstAt.set(key, tx.hash!);
-      else if (first !== tx.hash && !options.mine) return { jsonrpc: "2.0", id: c.id, error: { code: -32000, message: "nonce too low" } };
-      else if (first !== tx.hash) await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "evm_mine", params: [] }) });
+  return startRpcInterceptor(upstream, async (call) => {
+    if (call.method !== "eth_sendRawTransaction") return undefined;
+    const tx = Transaction.from(call.params[0] as string);
+    const key = `${tx.from}|${tx.nonce}`;
+    const first = firstAt.get(key);
+    if (!first) firstAt.set(key, tx.hash!);
+    else if (first !== tx.hash && !options.mine) return { error: { code: -32000, message: "nonce too low" } };
+    else if (first !== tx.hash) {
+      await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "evm_mine", params: [] }) });
     }
-    return (await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(c) })).json();
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      (Array.isArray(body) ? Promise.all(body.map(call)) : call(body)).then(
-        (a) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(a)),
-        () => res.writeHead(502).end(),
-      );
-    });
+    return undefined;
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 describe("a transaction not mined in time", () => {

@@ -11,3 +11,5 @@ export type { CompileOptions, CompiledContract } from "./contracts/compile";
 export { RECORDER_TRAP_SLOT, deployRecorder, recorderArtifact, setOrderCall, startRecorderChain } from "./contracts/deploy";
 export type { DeployedRecorder, RecorderChain } from "./contracts/deploy";
 export * from "./transactions";
+export { startRpcInterceptor } from "./rpc-interceptor";
+export type { RpcAnswer, RpcCall, RpcInterceptor } from "./rpc-interceptor";
