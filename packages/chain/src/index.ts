@@ -3,7 +3,7 @@ export { encodeCall } from "./abi/encode-call";
 export type { EncodedCall } from "./abi/encode-call";
 export type { NormalizedValue } from "./abi/convert-value";
 export { ABI_LIMITS } from "./abi/limits";
-export { bumpFees, MARKET_CEILING, maxGasCost, priceFees, replacementCeiling } from "./fees/fees";
+export { bumpFees, describeCeiling, maxGasCost, priceFees } from "./fees/fees";
 export type { FeeCaps, Fees } from "./fees/fees";
 export { classifyRpcError } from "./rpc/rpc-errors";
 export type { RpcRefusal } from "./rpc/rpc-errors";

@@ -1,4 +1,4 @@
-import { bumpFees, MARKET_CEILING, replacementCeiling } from "@relay/chain";
+import { bumpFees, describeCeiling } from "@relay/chain";
 import { AppError, toError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -177,7 +177,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
       tx,
       "SUBMITTED",
       CAPPED,
-      `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (max fee per gas at most ${replacementCeiling(market, chain)} wei: the chain's cap ${chain.maxFeePerGasCapWei ?? "none"}, or ${MARKET_CEILING}× today's price; maxPriorityFeePerGas cap ${chain.maxPriorityFeePerGasCapWei ?? "none"}): waiting`,
+      `not mined after ${Math.round(age / 1000)} s; ${CAPPED} (${describeCeiling(market, chain)}): waiting`,
     );
     await broadcast(provider, latest);
     return runAgainIn(chain.stuckAfterSeconds * 1000);

@@ -1,4 +1,4 @@
-import { bumpFees, MARKET_CEILING, maxGasCost, replacementCeiling } from "@relay/chain";
+import { bumpFees, describeCeiling, maxGasCost } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -110,13 +110,7 @@ async function reprice(deps: StepDeps, tx: TransactionRecord, refused: AttemptRe
   const fees = bumpFees(feesOf(refused), market, chain);
   if (!fees) {
     logger.warn({ hash: refused.hash }, "signed transaction refused on its fees, and the fee cap leaves no room for more");
-    await noteOnce(
-      deps,
-      tx,
-      "PENDING",
-      CAPPED,
-      `the node refused the signed transaction (${message}); ${CAPPED} (max fee per gas at most ${replacementCeiling(market, chain)} wei: the chain's cap ${chain.maxFeePerGasCapWei ?? "none"}, or ${MARKET_CEILING}× today's price): waiting`,
-    );
+    await noteOnce(deps, tx, "PENDING", CAPPED, `the node refused the signed transaction (${message}); ${CAPPED} (${describeCeiling(market, chain)}): waiting`);
     return runAgainIn(chain.stuckAfterSeconds * 1000);
   }
   const wallet = await deps.wallets.findByAddress(refused.fromAddress);

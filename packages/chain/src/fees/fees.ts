@@ -60,6 +60,14 @@ export function replacementCeiling(current: Fees, caps: FeeCaps): bigint {
   return min((current.type === 2 ? current.maxFeePerGas : current.gasPrice) * MARKET_CEILING, caps.maxFeePerGasCapWei);
 }
 
+/** The ceiling in words, for a transaction's history: what stops a replacement, and where from. */
+export function describeCeiling(current: Fees, caps: FeeCaps): string {
+  return (
+    `max fee per gas at most ${replacementCeiling(current, caps)} wei: the chain's cap ${caps.maxFeePerGasCapWei ?? "none"}, ` +
+    `or ${MARKET_CEILING}× today's price; maxPriorityFeePerGas cap ${caps.maxPriorityFeePerGasCapWei ?? "none"}`
+  );
+}
+
 /**
  * Fees for a replacement of a stuck attempt at the same nonce: every fee field raised by at least
  * 12.5 % (and at least to today's price), within the caps and at most MARKET_CEILING times today's
