@@ -20,9 +20,11 @@ async function selfTransferGas(provider: ChainHandle["provider"], address: strin
   return estimate > SELF_TRANSFER_GAS ? estimate : SELF_TRANSFER_GAS;
 }
 
-/** The fees signed into a filler's bytes. */
-function feesOfSigned(raw: Uint8Array): Fees {
-  const tx = Transaction.from(hexlify(raw));
+/** A stored filler's signed transaction, read back from its bytes. */
+const signedOf = (raw: Uint8Array): Transaction => Transaction.from(hexlify(raw));
+
+/** The fees signed into a filler. */
+function feesOfSigned(tx: Transaction): Fees {
   return tx.type === 2 ? { type: 2, maxFeePerGas: tx.maxFeePerGas ?? 0n, maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 0n } : { type: 0, gasPrice: tx.gasPrice ?? 0n };
 }
 
@@ -73,8 +75,8 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
   if (outcome.kind === "underpriced") {
     // Signed before the base fee rose, or under what the node takes: the same bytes never will be.
     // New ones priced for now and 12.5 % above, within the chain's caps, in their place.
-    const signed = Transaction.from(hexlify(filler.rawTransaction));
-    const fees = bumpFees(feesOfSigned(filler.rawTransaction), await view.fees(), chain);
+    const signed = signedOf(filler.rawTransaction);
+    const fees = bumpFees(feesOfSigned(signed), await view.fees(), chain);
     if (fees) {
       filler = await deps.fillers.replace(filler.hash, await signFiller(fees, signed.gasLimit));
       outcome = await broadcast(provider, filler);
@@ -85,7 +87,7 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
     // node's fee cap, a chain id) new bytes would be refused the same way, each run: they stay,
     // and the operator is told.
     const gas = await selfTransferGas(provider, address);
-    if (gas > Transaction.from(hexlify(filler.rawTransaction)).gasLimit) {
+    if (gas > signedOf(filler.rawTransaction).gasLimit) {
       filler = await deps.fillers.replace(filler.hash, await signFiller(await view.fees(), gas));
       outcome = await broadcast(provider, filler);
     }

@@ -20,12 +20,11 @@ const SETTLE_BLOCKS = 2;
 /** How nodes say they do not keep the state of a past block (geth, erigon, hosted RPCs). */
 const NO_PAST_STATE = /missing trie node|historical state|state (is )?not available|pruned|archive/i;
 
-function replacementNote(outcome: BroadcastOutcome): string {
+/** What the history says of a replacement the node was given (one whose nonce was used is not noted). */
+function replacementNote(outcome: Exclude<BroadcastOutcome, { kind: "nonce-used" }>): string {
   switch (outcome.kind) {
     case "sent":
       return "replaced with higher fees";
-    case "nonce-used":
-      return "the nonce was used while a replacement was signed";
     case "insufficient-funds":
       return "a replacement with higher fees is signed, but the wallet cannot pay for it yet";
     case "underpriced":
