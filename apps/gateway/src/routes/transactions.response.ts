@@ -1,9 +1,9 @@
-import type { AttemptRecord, StatusChangeRecord, TransactionRecord } from "@relay/db";
+import type { AttemptView, StatusChangeRecord, TransactionRecord } from "@relay/db";
 
 const text = (value: bigint | null) => (value === null ? null : value.toString());
 
 /** The read endpoint's view of a transaction: integers as decimal strings, bytes as 0x hex. */
-export function toTransactionResponse(tx: TransactionRecord, history: StatusChangeRecord[], attempts: AttemptRecord[]) {
+export function toTransactionResponse(tx: TransactionRecord, history: StatusChangeRecord[], attempts: AttemptView[]) {
   return {
     transactionId: tx.id,
     projectId: tx.projectId,
