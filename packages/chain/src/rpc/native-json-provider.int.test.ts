@@ -66,30 +66,52 @@ describe("NativeJsonRpcProvider", () => {
     }
   });
 
-  test("fails over to the chain's next URL when one cannot carry the request, and tries the first again a minute later", async () => {
-    let downCalls = 0;
-    const down = createServer((_req, res) => {
-      downCalls++;
-      res.writeHead(503).end("unavailable");
+  test("fails over to the chain's next URL when one cannot carry the request, and goes back to the first once a probe finds it answering", async () => {
+    // The first URL: down (503) until `up`, then anvil's answers; every request body kept.
+    let up = false;
+    const seen: string[] = [];
+    const first = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        seen.push(body);
+        if (!up) return void res.writeHead(503).end("unavailable");
+        fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (a) => res.writeHead(200, { "content-type": "application/json" }).end(await a.text()));
+      });
     });
-    await new Promise<void>((r) => down.listen(0, "127.0.0.1", r));
-    const downUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}/`;
+    await new Promise<void>((r) => first.listen(0, "127.0.0.1", r));
+    const firstUrl = `http://127.0.0.1:${(first.address() as AddressInfo).port}/`;
     let clock = 0;
-    const p = new NativeJsonRpcProvider([downUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options, () => clock);
+    const p = new NativeJsonRpcProvider([firstUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options, () => clock);
+    const probed = async (n: number) => {
+      for (let i = 0; i < 100 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 20)); // its answer handled
+    };
     try {
       expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);
       expect(p.activeUrl).toBe(new URL(anvil.rpcUrl).href);
-      expect(downCalls).toBe(1);
+      expect(seen).toHaveLength(1);
       // Stays with the URL that answered...
       await p.getBalance(funded);
-      expect(downCalls).toBe(1);
-      // ...until a minute after the first failed: then the first is tried first again.
+      expect(seen).toHaveLength(1);
+      // ...a minute later, the request still goes there; the first is only probed, in the background.
       clock += 60_000;
       expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);
-      expect(downCalls).toBe(2);
+      await probed(2);
+      expect(JSON.parse(seen[1]!)).toMatchObject({ method: "eth_chainId" });
+      expect(p.activeUrl).toBe(new URL(anvil.rpcUrl).href);
+      // Back up: the next probe finds it answering, and requests return to it.
+      up = true;
+      clock += 60_000;
+      await p.getBlockNumber();
+      await probed(3);
+      expect(p.activeUrl).toBe(firstUrl);
+      expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);
+      expect(seen).toHaveLength(4);
     } finally {
       p.destroy();
-      down.close();
+      first.close();
     }
   });
 

@@ -58,7 +58,8 @@ function isProviderFault(result: JsonRpcResult): boolean {
  *
  * Several URLs (a chain's `--rpc-url`s, in order): a request the first cannot carry (no
  * connection, a time-out, a non-2xx answer) goes to the next, and so on; the one that answered is
- * used from then on, and the first is tried first again a minute after it failed. So is an answer
+ * used from then on. A minute after the first failed, one call in the background asks whether it
+ * answers again, and requests go back to it once it does. So is an answer
  * in which the provider refused every call itself (a rate limit, -32005). Any other JSON-RPC error
  * (a revert, a refused transaction) is the node's word, not a failure of the URL: it is not tried
  * elsewhere.
@@ -87,9 +88,27 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
     return this.targets[this.current]!.href;
   }
 
+  /**
+   * Whether the first URL answers again, asked with one cheap call in the background: the requests
+   * meanwhile keep going to the URL that answers, instead of each waiting out the first's time-out.
+   */
+  private probing = false;
+  private probePrimary(): void {
+    this.probing = true;
+    this.post(this.targets[0]!, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "eth_chainId", params: [] }))
+      .then(
+        (answer) => {
+          if (answer.every(isProviderFault)) this.primaryFailedAt = this.now();
+          else this.current = 0;
+        },
+        () => (this.primaryFailedAt = this.now()),
+      )
+      .finally(() => (this.probing = false));
+  }
+
   /** Error answers ({id, error}) come back in the list too; ethers maps them to errors per call. */
   override async _send(payload: JsonRpcPayload | JsonRpcPayload[]): Promise<JsonRpcResult[]> {
-    if (this.current !== 0 && this.now() - this.primaryFailedAt >= RETRY_PRIMARY_AFTER_MS) this.current = 0;
+    if (this.current !== 0 && !this.probing && this.now() - this.primaryFailedAt >= RETRY_PRIMARY_AFTER_MS) this.probePrimary();
     const body = JSON.stringify(payload);
     const first = this.current;
     let failure: unknown;
