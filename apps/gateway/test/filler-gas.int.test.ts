@@ -44,6 +44,18 @@ describe("a nonce filler on a chain where a transfer needs more than 21,000 gas"
     await fund(chain.anvil.rpcUrl, [project.wallets[0]!.address]);
     await h.startTxWorker();
   });
+  /** A transaction of `owner`'s wallet sent after its abandoned nonce 0: final only once the gap is filled. */
+  const sendBehindTheGap = async (owner: ProjectFixture) => {
+    const res = await post(
+      h.baseUrl,
+      "/transact/sendTransaction",
+      { projectId: owner.projectId, chainId: chain.anvil.chainId, contractAddress: chain.recorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+      owner.apiKey,
+    );
+    expect(res.status).toBe(200);
+    return waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, res.body.transactionId as string);
+  };
+
   afterAll(async () => {
     await h?.close();
     await proxy?.close();
@@ -57,15 +69,7 @@ describe("a nonce filler on a chain where a transfer needs more than 21,000 gas"
       const transactions = createTransactionRepository({ sql: pool, db: h.db });
       expect(await abandonNextNonce(transactions, { projectId: project.projectId, chainId: chain.anvil.chainId, contractAddress: chain.recorder.address, address: wallet })).toBe(0n);
 
-      const res = await post(
-        h.baseUrl,
-        "/transact/sendTransaction",
-        { projectId: project.projectId, chainId: chain.anvil.chainId, contractAddress: chain.recorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
-        project.apiKey,
-      );
-      expect(res.status).toBe(200);
-      const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, res.body.transactionId as string);
-      expect([tx.status, tx.nonce]).toEqual(["CONFIRMED", "1"]);
+      expect(await sendBehindTheGap(project)).toMatchObject({ status: "CONFIRMED", nonce: "1" });
 
       const filler = (await pool.query<{ hash: string }>(`SELECT hash FROM nonce_filler WHERE address = $1 AND nonce = 0`, [wallet])).rows[0]!;
       const mined = await chain.recorder.provider.getTransaction(filler.hash);
@@ -102,15 +106,7 @@ describe("a nonce filler on a chain where a transfer needs more than 21,000 gas"
         rawTransaction: Buffer.from(old.slice(2), "hex"),
       });
 
-      const res = await post(
-        h.baseUrl,
-        "/transact/sendTransaction",
-        { projectId: owner.projectId, chainId: chain.anvil.chainId, contractAddress: chain.recorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
-        owner.apiKey,
-      );
-      expect(res.status).toBe(200);
-      const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, res.body.transactionId as string);
-      expect([tx.status, tx.nonce]).toEqual(["CONFIRMED", "1"]);
+      expect(await sendBehindTheGap(owner)).toMatchObject({ status: "CONFIRMED", nonce: "1" });
       const filler = (await pool.query<{ hash: string }>(`SELECT hash FROM nonce_filler WHERE address = $1 AND nonce = 0`, [key.address])).rows[0]!;
       expect(filler.hash).not.toBe(keccak256(old));
       expect(await chain.recorder.provider.getTransaction(filler.hash)).toMatchObject({ from: key.address, nonce: 0, gasLimit: TRANSFER_GAS });

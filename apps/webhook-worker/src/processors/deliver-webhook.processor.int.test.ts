@@ -29,13 +29,13 @@ describe("deliverWebhook processor", () => {
     await b?.close();
   });
 
-  const processor = () =>
+  const processor = (retryScheduleMs: number[] = SCHEDULE) =>
     createDeliverWebhookProcessor({
       deliveries: createWebhookDeliveryRepository(b.pool),
       callbacks: createEventCallbackRepository({ sql: b.pool, db: b.db }),
       http,
       keyring,
-      retryScheduleMs: SCHEDULE,
+      retryScheduleMs,
       now: () => now,
     });
 
@@ -120,14 +120,7 @@ describe("deliverWebhook processor", () => {
     try {
       const [older] = await twoEventsOfOneTransaction(keyring, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
       const schedule = [60_000, 600_000, 6_000_000];
-      const deliver = createDeliverWebhookProcessor({
-        deliveries: createWebhookDeliveryRepository(b.pool),
-        callbacks: createEventCallbackRepository({ sql: b.pool, db: b.db }),
-        http,
-        keyring,
-        retryScheduleMs: schedule,
-        now: () => now,
-      });
+      const deliver = processor(schedule);
       now = Date.now() + 3_600_000; // an hour after the event was written: a receiver refuses a 5-minute-old timestamp
       const first = (await deliver({ v: 1, deliveryId: older.id }, context)) as RunAgain;
       expect(first.delayMs).toBeGreaterThanOrEqual(schedule[0]! * 0.8);
