@@ -75,6 +75,22 @@ describe("jsonBody", () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
+  it("answers a body in a charset other than UTF-8 with a 415, so a __proto__ key cannot hide in UTF-16 or UTF-7", async () => {
+    const post = async (body: Buffer, contentType: string) => {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body });
+      return { status: res.status, body: (await res.json()) as { message?: string; got?: unknown } };
+    };
+    const refused = { status: 415, body: { message: "Only UTF-8 JSON bodies are accepted" } };
+    // body-parser itself decodes these: the raw bytes hold no "__proto__" in UTF-8 to look for.
+    expect(await post(Buffer.from('{"args":{"__proto__":null,"a":1}}', "utf16le"), "application/json; charset=utf-16le")).toEqual(refused);
+    expect(await post(Buffer.from('{"args":{"+AF8AXw-proto+AF8AXw-":null,"a":1}}'), "application/json; charset=UTF-7")).toEqual(refused);
+    expect(await post(Buffer.from('{"a":1}', "utf16le"), 'application/json; charset="UTF-16"')).toEqual(refused);
+    expect(await post(Buffer.from('{"a":1}'), "application/json; charset=latin1")).toEqual(refused);
+    // UTF-8, named in any case or not at all, is read.
+    expect(await post(Buffer.from('{"a":1}'), "application/json; charset=UTF-8")).toEqual({ status: 200, body: { got: { a: 1 } } });
+    expect(await post(Buffer.from('{"a":2}'), "application/json")).toEqual({ status: 200, body: { got: { a: 2 } } });
+  });
+
   it("keeps the limit on the decompressed size", async () => {
     const answer = await send(gzipSync(JSON.stringify({ pad: "x".repeat(5000) })), "gzip");
     expect(answer.status).toBe(413);

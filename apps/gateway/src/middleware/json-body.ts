@@ -1,3 +1,4 @@
+import { parse as parseContentType } from "content-type";
 import express, { type RequestHandler } from "express";
 import { AppError } from "@relay/core";
 
@@ -31,8 +32,19 @@ const markSuspect = (req: object, _res: unknown, raw: Buffer) => {
 };
 
 /**
- * JSON request bodies up to `limitBytes`, plain or compressed (gzip, deflate, br), without
- * "__proto__" keys. Errors of the
+ * The body's charset when it names one other than UTF-8. body-parser decodes any "utf-*" charset
+ * (UTF-16, UTF-32, UTF-7), and the raw-bytes look for "__proto__" above only reads UTF-8: such a
+ * body would reach zod with the key unseen (and dropped). Read the way body-parser reads it.
+ */
+function otherCharset(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const charset = parseContentType(header).parameters.charset?.toLowerCase();
+  return charset === undefined || charset === "utf-8" ? undefined : charset;
+}
+
+/**
+ * JSON request bodies up to `limitBytes`, in UTF-8 (a charset parameter naming another is a 415),
+ * plain or compressed (gzip, deflate, br), without "__proto__" keys. Errors of the
  * parser keep their `type` for the error handler, except one it leaves untyped: a compressed body
  * that does not decompress, reported with zlib's words or just "Bad Request". That one becomes a
  * 400 saying what is wrong.
@@ -40,6 +52,11 @@ const markSuspect = (req: object, _res: unknown, raw: Buffer) => {
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false, verify: markSuspect });
   return (req, res, next) => {
+    const charset = otherCharset(req.headers["content-type"]);
+    if (charset !== undefined) {
+      next(Object.assign(new Error(`unsupported charset "${charset.slice(0, 40)}"`), { status: 415, type: "charset.unsupported" }));
+      return;
+    }
     parse(req, res, (err?: unknown) => {
       // Runs in the parser's callback, outside Express's own try: anything thrown here would end
       // the process, so it goes to the error handler instead.
