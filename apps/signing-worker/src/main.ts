@@ -12,7 +12,7 @@ async function main() {
   // Commits wait for the WAL flush: a signature answered 200 is in Postgres even if it crashes
   // right after (its PENDING record, written without waiting, is flushed by the same commit). One
   // flush per batch of signatures; no difference measured in bench:personal-sign.
-  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), queryTimeoutMs: config.databaseQueryTimeoutMs });
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));

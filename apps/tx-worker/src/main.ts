@@ -9,7 +9,7 @@ import { createTxWorker } from "./worker";
 async function main() {
   const config = loadTxWorkerConfig();
   const logger = createLogger({ name: "tx-worker", level: config.logLevel });
-  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), queryTimeoutMs: config.databaseQueryTimeoutMs });
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));

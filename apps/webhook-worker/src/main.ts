@@ -8,7 +8,7 @@ import { createWebhookWorker } from "./worker";
 async function main() {
   const config = loadWebhookWorkerConfig();
   const logger = createLogger({ name: "webhook-worker", level: config.logLevel });
-  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20) });
+  const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), queryTimeoutMs: config.databaseQueryTimeoutMs });
   const db = createDatabase({ pool });
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));

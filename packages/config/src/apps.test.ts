@@ -118,6 +118,15 @@ describe("configuration", () => {
     expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "0" })).toThrow(/DATABASE_QUERY_TIMEOUT_MS \("0"\): must be at least 100 ms/);
   });
 
+  it("bounds each worker's wait for one Postgres answer, 30 s by default, so a vanished server cannot hold its jobs", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).databaseQueryTimeoutMs).toBe(30_000);
+    expect(loadSigningWorkerConfig({ KEY_ENCRYPTION_KEY }).databaseQueryTimeoutMs).toBe(30_000);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, DATABASE_QUERY_TIMEOUT_MS: "5000" }).databaseQueryTimeoutMs).toBe(5000);
+    expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, DATABASE_QUERY_TIMEOUT_MS: "50" })).toThrow(/DATABASE_QUERY_TIMEOUT_MS \("50"\): must be at least 100 ms/);
+  });
+
   it("keeps a rotated-out webhook secret in use for 24 h by default, 0 to 30 days when set", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY }).webhookRotationGraceMs).toBe(86_400_000);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseEnv, type Env } from "./load";
 import {
   adminTokenField,
+  databaseQueryTimeoutMs,
   databaseUrl,
   jobLockMs,
   kekFields,
@@ -51,6 +52,25 @@ const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
   shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
 });
 
+/**
+ * What every worker has beside the common settings. A worker's statements are short (one row, one
+ * batch); the time-out is long enough for any of them under load and short enough that a query on
+ * a dead connection does not hold its job, and the jobs queued behind it, for good.
+ */
+const workerCommon = { ...common, ...workerMetricsFields, DATABASE_QUERY_TIMEOUT_MS: databaseQueryTimeoutMs(30_000) };
+
+interface WorkerCommonConfig extends CommonConfig {
+  metrics: WorkerMetricsConfig;
+  /** A query waits at most this long for Postgres' answer (a vanished server). */
+  databaseQueryTimeoutMs: number;
+}
+
+const toWorkerCommon = (v: z.output<z.ZodObject<typeof workerCommon>>): WorkerCommonConfig => ({
+  ...toCommon(v),
+  metrics: toWorkerMetrics(v),
+  databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
+});
+
 /** A retired webhook secret is meant to bridge a receiver's switch, not to stay valid indefinitely. */
 const MAX_SECRET_ROTATION_GRACE_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -65,7 +85,7 @@ const gatewaySchema = z.object({
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   TRUST_PROXY: trustProxy,
   /** A request never waits longer than this for one Postgres answer (a stalled server). */
-  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int("must be a whole number").min(100, "must be at least 100 ms").default(10_000),
+  DATABASE_QUERY_TIMEOUT_MS: databaseQueryTimeoutMs(10_000),
   /**
    * After a webhook secret rotation, deliveries are signed with the retired secret too for this
    * long (docs/webhooks.md, "Rotating a secret"); 0: the old secret stops at once. No SECRET in the
@@ -135,8 +155,7 @@ const reconcileAfterMs = z.coerce.number().int("must be a whole number").min(100
 const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
 
 const webhookWorkerSchema = z.object({
-  ...common,
-  ...workerMetricsFields,
+  ...workerCommon,
   ...webhookKeyFields,
   WEBHOOK_CONCURRENCY: positiveInt(64),
   /** Loopback and private addresses as destinations: never in production, allowed in development. */
@@ -159,8 +178,7 @@ const webhookWorkerSchema = z.object({
     .default(30),
 });
 
-export interface WebhookWorkerConfig extends CommonConfig {
-  metrics: WorkerMetricsConfig;
+export interface WebhookWorkerConfig extends WorkerCommonConfig {
   webhookKeyring: KeyEncryptionConfig;
   concurrency: number;
   allowPrivateNetworks: boolean;
@@ -177,9 +195,8 @@ export interface WebhookWorkerConfig extends CommonConfig {
 export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<WebhookWorkerConfig> {
   const v = parseEnv(webhookWorkerSchema, env);
   return Object.freeze({
-    ...toCommon(v),
+    ...toWorkerCommon(v),
     webhookKeyring: toWebhookKeyring(v),
-    metrics: toWorkerMetrics(v),
     concurrency: v.WEBHOOK_CONCURRENCY,
     // Only when asked for by name: a deployment that forgot NODE_ENV must not be open to SSRF.
     allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE === "true",
@@ -193,26 +210,23 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
 }
 
 const signingWorkerSchema = z.object({
-  ...common,
-  ...workerMetricsFields,
+  ...workerCommon,
   ...kekFields,
   SIGNING_CONCURRENCY: positiveInt(64),
 });
 
-export interface SigningWorkerConfig extends CommonConfig {
-  metrics: WorkerMetricsConfig;
+export interface SigningWorkerConfig extends WorkerCommonConfig {
   kek: KeyEncryptionConfig;
   concurrency: number;
 }
 
 export function loadSigningWorkerConfig(env: Env = process.env): Readonly<SigningWorkerConfig> {
   const v = parseEnv(signingWorkerSchema, env);
-  return Object.freeze({ ...toCommon(v), metrics: toWorkerMetrics(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
+  return Object.freeze({ ...toWorkerCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
 }
 
 const txWorkerSchema = z.object({
-  ...common,
-  ...workerMetricsFields,
+  ...workerCommon,
   ...kekFields,
   TX_CONCURRENCY: positiveInt(32),
   /** How long one JSON-RPC call may take before it counts as a transient failure. */
@@ -225,8 +239,7 @@ const txWorkerSchema = z.object({
   TX_RECONCILE_AFTER_MS: reconcileAfterMs,
 });
 
-export interface TxWorkerConfig extends CommonConfig {
-  metrics: WorkerMetricsConfig;
+export interface TxWorkerConfig extends WorkerCommonConfig {
   kek: KeyEncryptionConfig;
   concurrency: number;
   rpcTimeoutMs: number;
@@ -238,8 +251,7 @@ export interface TxWorkerConfig extends CommonConfig {
 export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerConfig> {
   const v = parseEnv(txWorkerSchema, env);
   return Object.freeze({
-    ...toCommon(v),
-    metrics: toWorkerMetrics(v),
+    ...toWorkerCommon(v),
     kek: toKeyEncryptionConfig(v),
     concurrency: v.TX_CONCURRENCY,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,

@@ -33,6 +33,14 @@ export const shutdownGraceMs = z.coerce.number().int("must be a whole number").m
  */
 export const jobLockMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000);
 
+/**
+ * How long a process waits for one Postgres answer (node-postgres `query_timeout`). Without it, a
+ * query on a connection whose server vanished (host lost, network black hole) waits for ever; with
+ * it, the query fails, its connection is discarded and the next query opens a fresh one.
+ */
+export const databaseQueryTimeoutMs = (defaultMs: number) =>
+  z.coerce.number().int("must be a whole number").min(100, "must be at least 100 ms").default(defaultMs);
+
 export const logLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
 
 export const nodeEnv = z.enum(["development", "production", "test"]).default("development");

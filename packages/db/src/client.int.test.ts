@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { connect, createServer, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { testDatabaseUrl } from "@relay/testing";
 import { createPool } from "./client";
 
@@ -9,6 +11,45 @@ describe("createPool", () => {
       await expect(pool.query("SELECT pg_sleep(3)")).rejects.toThrow(/Query read timeout/);
     } finally {
       await pool.end();
+    }
+  });
+
+  it("after a query times out on a connection whose server went silent, discards it and answers the next query on a new one", async () => {
+    // A TCP relay to Postgres whose open connections can be made to swallow everything (a network
+    // black hole, or a server host lost after it took the query); new connections still pass.
+    const target = new URL(testDatabaseUrl());
+    const open: { client: Socket; server: Socket }[] = [];
+    const sockets: Socket[] = [];
+    const relay = createServer((client) => {
+      const server = connect(Number(target.port || 5432), target.hostname);
+      client.pipe(server).pipe(client);
+      client.on("error", () => undefined);
+      server.on("error", () => undefined);
+      open.push({ client, server });
+      sockets.push(client, server);
+    });
+    await new Promise<void>((r) => relay.listen(0, "127.0.0.1", r));
+    const url = new URL(testDatabaseUrl());
+    url.hostname = "127.0.0.1";
+    url.port = String((relay.address() as AddressInfo).port);
+    const pool = createPool({ url: url.toString(), poolSize: 1, queryTimeoutMs: 300 });
+    const pid = async () => (await pool.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    try {
+      const first = await pid();
+      for (const { client, server } of open.splice(0)) {
+        client.unpipe(server);
+        server.unpipe(client);
+        client.on("data", () => undefined); // read and drop: the query is taken, no answer comes
+      }
+      await expect(pid()).rejects.toThrow(/Query read timeout/);
+      // The silent connection was dropped: a new one answers (poolSize 1, so with the old one
+      // kept the query would wait behind it and time out again).
+      const second = await pid();
+      expect(second).not.toBe(first);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await pool.end();
+      await new Promise((r) => relay.close(r));
     }
   });
 

@@ -43,6 +43,10 @@ export function createPool(settings: DatabaseSettings): Pool {
     // gives them back.
     idleTimeoutMillis: 60_000,
     ...(settings.queryTimeoutMs ? { query_timeout: settings.queryTimeoutMs } : {}),
+    // TCP keep-alive probes: an idle connection whose server vanished (host lost, fail-over) is
+    // found dead and dropped, instead of being handed out and answering nothing (pg's default is off).
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // Sequential scans only where no index serves (docs/decisions.md, "Index plans regardless of
     // statistics"): a named statement's generic plan, made while a table was small, otherwise
     // keeps scanning it whole as it grows until statistics change, and without autovacuum they never do.
