@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JobsOptions } from "bullmq";
+import { CAPPED_EXPONENTIAL, UNTIL_FINISHED_ATTEMPTS } from "./retry-backoff";
 
 /**
  * `reqId`: the id of the HTTP request that created a job (the gateway's `x-request-id`, not the
@@ -65,12 +66,18 @@ export const jobCatalog = {
     queue: "transaction",
     payload: z.object({ v: z.literal(1), projectId: z.uuid(), transactionId: z.uuid(), reqId: reqIdField }),
     jobId: (p: { projectId: string; transactionId: string }) => `tx-${p.projectId}-${p.transactionId}`,
+    // A transient fault is retried after at most 30 s however old the job (retry-backoff.ts); a
+    // transaction's job only ends when the transaction is final.
     options: {
-      attempts: 12,
-      backoff: { type: "exponential", delay: 1000 },
+      attempts: UNTIL_FINISHED_ATTEMPTS,
+      backoff: { type: CAPPED_EXPONENTIAL, delay: 1000 },
       removeOnComplete: { age: 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     },
+    // A job that comes back after a stall (its replica died, its lock lapsed) runs again however
+    // often that happened in its life: every step is safe to repeat. BullMQ's default, 1, failed it
+    // unrun at its second stall, with no log line, until the reconciler found it.
+    maxStalledCount: UNTIL_FINISHED_ATTEMPTS,
   },
   /** Checks every wallet's balance on every chain with a low-balance threshold (WalletBalanceLow). */
   checkBalances: {
@@ -101,12 +108,15 @@ export const jobCatalog = {
     queue: "webhook-delivery",
     payload: z.object({ v: z.literal(1), deliveryId: z.uuid() }),
     jobId: (p: { deliveryId: string }) => `delivery-${p.deliveryId}`,
+    // As processTransaction: the retry schedule of the receiver is the processor's (runAgainIn);
+    // these retries are for the worker's own transient faults (Postgres), at most 30 s apart.
     options: {
-      attempts: 8,
-      backoff: { type: "exponential", delay: 1000 },
+      attempts: UNTIL_FINISHED_ATTEMPTS,
+      backoff: { type: CAPPED_EXPONENTIAL, delay: 1000 },
       removeOnComplete: { age: 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     },
+    maxStalledCount: UNTIL_FINISHED_ATTEMPTS,
   },
   /** Revives PENDING deliveries whose job is gone (Redis lost, crash between commit and enqueue). */
   reconcileDeliveries: {
@@ -150,6 +160,8 @@ interface JobDefinition {
   payload: z.ZodType;
   jobId: (payload: never) => string;
   options: JobsOptions;
+  /** BullMQ's maxStalledCount for this queue's workers; BullMQ's default (1) when absent. */
+  maxStalledCount?: number;
 }
 
 export type JobName = keyof typeof jobCatalog;

@@ -4,6 +4,7 @@ import { isAppError, toError, type Logger } from "@relay/core";
 import { jobCatalog, type JobName, type JobPayload } from "./catalog";
 import { firstDueAt, isLastAttempt, linkedIdsOf, type JobObserver, type JobOutcome } from "./job-report";
 import { HANDED_BACK, runningJobs, unlessHandedBack } from "./hand-back";
+import { backoffStrategy } from "./retry-backoff";
 
 export interface WorkerSettings {
   connection: Redis;
@@ -101,6 +102,8 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
       connection: settings.connection,
       prefix: settings.prefix,
       concurrency: settings.concurrency,
+      settings: { backoffStrategy },
+      ...("maxStalledCount" in def ? { maxStalledCount: def.maxStalledCount } : {}),
       ...(settings.lockDurationMs ? { lockDuration: settings.lockDurationMs, stalledInterval: settings.lockDurationMs } : {}),
     },
   );
