@@ -25,11 +25,14 @@ async function main() {
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,
+    autorun: false,
   });
   await worker.ready();
   const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
   const schedules = await keepScheduled({ redis, logger, schedule: () => scheduleSigningJobs(producer) });
+  // Jobs only now that start-up is complete: a start-up that fails leaves none locked to this process.
+  worker.run();
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "signing worker started");
 
   return {

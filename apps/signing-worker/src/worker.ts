@@ -15,6 +15,8 @@ export interface SigningWorkerDeps {
   concurrency: number;
   /** Job latency is recorded here when given (docs/metrics.md). */
   metricsRegistry?: Registry;
+  /** False: no job is taken until `run()` (the app calls it once its start-up is complete). */
+  autorun?: boolean;
 }
 
 /** Far beyond any gateway's SIGN_TIMEOUT_MS: only requests nobody waits for any more. */
@@ -29,6 +31,7 @@ export function createSigningWorker(deps: SigningWorkerDeps): WorkerGroup {
     prefix: deps.queuePrefix,
     logger: deps.logger,
     observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
+    autorun: deps.autorun,
   };
   const workers = [
     createTypedWorker("personalSign", createPersonalSignProcessor({ signatures, signer: deps.signer }), {

@@ -26,6 +26,7 @@ async function main() {
     rpcTimeoutMs: config.rpcTimeoutMs,
     jobLockMs: config.jobLockMs,
     reconcileAfterMs: config.reconcileAfterMs,
+    autorun: false,
   });
   await worker.ready();
   const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
@@ -38,6 +39,8 @@ async function main() {
       await worker.producer.schedule("checkBalances");
     },
   });
+  // Jobs only now that start-up is complete: a start-up that fails leaves none locked to this process.
+  worker.run();
   logger.info({ concurrency: config.concurrency, queuePrefix: config.queuePrefix }, "tx worker started");
 
   return {

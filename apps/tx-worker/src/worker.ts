@@ -39,6 +39,8 @@ export interface TxWorkerDeps {
   /** An unfinished transaction untouched this long is checked for a live job (default one minute). */
   reconcileAfterMs?: number;
   now?: () => number;
+  /** False: no job is taken until `run()` (the app calls it once its start-up is complete). */
+  autorun?: boolean;
 }
 
 /** The transaction worker: each transaction's job, and the reconciler. */
@@ -63,6 +65,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     logger: deps.logger,
     lockDurationMs: deps.jobLockMs,
     observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
+    autorun: deps.autorun,
   };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),

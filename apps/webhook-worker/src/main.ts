@@ -13,10 +13,12 @@ async function main() {
   const redis = createRedis(config.redisUrl, "worker");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   const metricsRegistry = createMetricsRegistry({ processMetrics: true });
-  const worker = createWebhookWorker({ ...config, db, sql: pool, redis, logger, keyring: config.webhookKeyring, metricsRegistry });
+  const worker = createWebhookWorker({ ...config, db, sql: pool, redis, logger, keyring: config.webhookKeyring, metricsRegistry, autorun: false });
   await worker.ready();
   const metricsServer = await serveWorkerMetrics(config.metrics, metricsRegistry, logger);
   const schedules = await keepScheduled({ redis, logger, schedule: worker.schedule });
+  // Jobs and dispatch only now that start-up is complete: a start-up that fails leaves nothing locked to this process.
+  worker.run();
   logger.info({ concurrency: config.concurrency, allowPrivateNetworks: config.allowPrivateNetworks }, "webhook worker started");
   return {
     logger,

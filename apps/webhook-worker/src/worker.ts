@@ -19,6 +19,14 @@ import { createClearRetiredSecretsProcessor } from "./processors/clear-retired-s
 import { createPruneWebhookHistoryProcessor } from "./processors/prune-webhook-history.processor";
 import { parseSchedule } from "./retry-schedule";
 
+/** Waits for `work`, at most `ms` when given. */
+const withinMs = async (work: Promise<void> | undefined, ms: number | undefined): Promise<void> => {
+  if (!work || ms === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+};
+
 export interface WebhookWorkerDeps {
   db: Database;
   sql: SqlPool;
@@ -40,6 +48,8 @@ export interface WebhookWorkerDeps {
   /** How long an event's webhook history is kept after its dispatch; null for ever (default 30 days). */
   historyRetentionMs?: number | null;
   now?: () => number;
+  /** False: no job is taken and no event dispatched until `run()` (the app calls it once its start-up is complete). */
+  autorun?: boolean;
 }
 
 const DEFAULT_HISTORY_RETENTION_MS = 30 * 24 * 3600_000;
@@ -64,6 +74,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     logger: deps.logger,
     lockDurationMs: deps.jobLockMs,
     observer: deps.metricsRegistry && jobMetrics(deps.metricsRegistry),
+    autorun: deps.autorun,
   };
   const callbacks = createEventCallbackRepository({ sql: deps.sql, db: deps.db });
   const group = workerGroup([
@@ -96,18 +107,26 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     ),
   ]);
   for (const worker of group.workers) worker.on("error", (err) => deps.logger.error({ err }, "webhook worker error"));
-  const dispatcher = startDispatcher({ dispatch: createEventDispatchRepository(deps.sql), producer, logger: deps.logger });
+  let dispatcher: ReturnType<typeof startDispatcher> | undefined;
+  const run = () => {
+    dispatcher ??= startDispatcher({ dispatch: createEventDispatchRepository(deps.sql), producer, logger: deps.logger });
+    group.run();
+  };
+  if (deps.autorun ?? true) run();
   return {
     ...group,
+    run,
     schedule: async () => {
       await producer.schedule("reconcileDeliveries");
       await producer.schedule("clearRetiredSecrets");
       await producer.schedule("pruneWebhookHistory");
     },
-    // The dispatcher first: its claim-and-enqueue in progress finishes, then no new deliveries.
+    // The workers and the dispatcher stop together: the workers take no new delivery from now
+    // on, whatever the dispatcher's claim in progress waits for (a frozen Postgres, a Redis that
+    // is down). That claim-and-enqueue is given the grace period, then left: its deliveries are in
+    // Postgres, and a stop that never returns would leave the jobs in flight locked.
     close: async (options) => {
-      await dispatcher.stop();
-      const closed = await group.close(options);
+      const [, closed] = await Promise.all([withinMs(dispatcher?.stop(), options?.graceMs), group.close(options)]);
       await producer.close();
       http.close();
       return closed;

@@ -6,7 +6,7 @@ import { createDatabase, createPool, type Database } from "@relay/db";
 import { createTestDatabase, deleteRedisKeys, testQueuePrefix, type TestDatabase } from "@relay/testing";
 import { createRedis, type Redis } from "@relay/queue";
 import type { Kek } from "@relay/secrets";
-import { createWebhookWorker } from "../src/worker";
+import { createWebhookWorker, type WebhookWorkerDeps } from "../src/worker";
 
 type Pool = ReturnType<typeof createPool>;
 
@@ -102,7 +102,7 @@ export async function ownBackends(name: string, poolSize: number): Promise<OwnBa
 }
 
 /** An in-process webhook worker on `backends`: loopback receivers allowed, retries 200 ms apart, short time-outs. */
-export function testWebhookWorker(backends: OwnBackends, keyring: Kek, concurrency: number) {
+export function testWebhookWorker(backends: OwnBackends, keyring: Kek, concurrency: number, overrides: Partial<WebhookWorkerDeps> = {}) {
   return createWebhookWorker({
     db: backends.db,
     sql: backends.pool,
@@ -115,5 +115,6 @@ export function testWebhookWorker(backends: OwnBackends, keyring: Kek, concurren
     retrySchedule: "200ms",
     connectTimeoutMs: 1000,
     totalTimeoutMs: 2000,
+    ...overrides,
   });
 }

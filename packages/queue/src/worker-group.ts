@@ -5,6 +5,8 @@ import { HAND_BACK_REASON, runningJobs } from "./hand-back";
 export interface WorkerGroup {
   workers: Worker[];
   ready(): Promise<void>;
+  /** Starts taking jobs, for workers made with `autorun: false`; the others already do. */
+  run(): void;
   /**
    * Stops taking jobs at once and waits for the ones in flight, at most `graceMs` (no bound
    * without it). Jobs still running then are handed back to the queue, where another replica
@@ -19,6 +21,10 @@ export function workerGroup(workers: Worker[]): WorkerGroup {
     workers,
     ready: async () => {
       await Promise.all(workers.map((w) => w.waitUntilReady()));
+    },
+    run: () => {
+      // run() resolves when the worker closes; its failures are the worker's 'error' events.
+      for (const worker of workers) if (!worker.isRunning() && !worker.closing) void worker.run().catch((e: unknown) => worker.emit("error", e as Error));
     },
     close: async (options = {}) => {
       // BullMQ's close(): no new jobs; resolves when the active ones have finished.

@@ -18,6 +18,12 @@ export interface WorkerSettings {
   lockDurationMs?: number;
   /** Told about every run of every job (metrics). */
   observer?: JobObserver;
+  /**
+   * False: the worker takes no job until `run()` (WorkerGroup.run), so a process takes work only
+   * once its start-up is complete; a start-up that fails then leaves no job locked to a process
+   * about to exit. Default true (tests).
+   */
+  autorun?: boolean;
 }
 
 export type Processor<N extends JobName> = (payload: JobPayload<N>, context: { job: Job; logger: Logger }) => Promise<unknown>;
@@ -103,6 +109,7 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
       prefix: settings.prefix,
       concurrency: settings.concurrency,
       settings: { backoffStrategy },
+      autorun: settings.autorun ?? true,
       ...("maxStalledCount" in def ? { maxStalledCount: def.maxStalledCount } : {}),
       ...(settings.lockDurationMs ? { lockDuration: settings.lockDurationMs, stalledInterval: settings.lockDurationMs } : {}),
     },
