@@ -1,5 +1,5 @@
 import type { ParamType } from "ethers";
-import { badRequest, describeValue, elementPath, isPlainObject } from "./describe-value";
+import { badRequest, describeValue, elementPath, isPlainObject, nameList } from "./describe-value";
 import { ABI_LIMITS } from "./limits";
 import { fieldValues, type Field } from "./named-fields";
 import { convertScalar } from "./scalar-value";
@@ -73,7 +73,7 @@ function convertTuple(
   if (isPlainObject(value)) {
     fields = fieldValues(value, type.components, path, {
       noun: "component",
-      label: `${path}, whose components are ${names.join(", ") || "none"}`,
+      label: `${path}, whose components are ${nameList(names) || "none"}`,
     });
   } else if (unnamed && Array.isArray(value)) {
     // Positional form, for tuples whose components cannot all be named.
@@ -87,8 +87,8 @@ function convertTuple(
     }));
   } else {
     const forms = unnamed
-      ? `an object keyed by component (${names.join(", ")}) or an array of ${names.length}`
-      : `an object with ${names.join(", ")}`;
+      ? `an object keyed by component (${nameList(names)}) or an array of ${names.length}`
+      : `an object with ${nameList(names)}`;
     throw badRequest(`${path} must be ${forms}; got ${describeValue(value)}`);
   }
   return fields.map((field) => convertValue(field.type, field.value, field.path, depth + 1, budget));

@@ -17,6 +17,26 @@ export function childPath(path: string, key: string): string {
   return `${path}[${JSON.stringify(key.length > SHORT ? `${key.slice(0, SHORT)}…` : key)}]`;
 }
 
+/** A name from the request (a parameter's, a component's), cut to 40 characters. */
+export const shortName = (name: string): string => (name.length > SHORT ? `${name.slice(0, SHORT)}…` : name);
+
+const LONG = 200;
+
+/** Text made from the request (a function's signature), cut to 200 characters. */
+export const shortText = (text: string): string => (text.length > LONG ? `${text.slice(0, LONG)}…` : text);
+
+/** Names for "whose components are a, b, c": each cut, the list cut to about 200 characters with how many there are. */
+export function nameList(names: readonly string[]): string {
+  let list = "";
+  for (const [i, name] of names.entries()) {
+    const next = list ? `${list}, ${shortName(name)}` : shortName(name);
+    if (next.length > LONG) return `${list}, … (${names.length} in all)`;
+    list = next;
+    if (i === names.length - 1) return list;
+  }
+  return list;
+}
+
 export const elementPath = (path: string, index: number): string => `${path}[${index}]`;
 
 /** What a value is, for "must be X; got Y". Never throws, whatever it is given. */

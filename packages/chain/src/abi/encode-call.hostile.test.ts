@@ -123,4 +123,21 @@ describe("encodeCall with hostile input", () => {
       expect(badRequestMessage(() => parseFunctionSignature(signature))).toMatch(/^functionSignature /);
     }
   });
+
+  it("keeps every message short, whatever the length of the names and signature it quotes", () => {
+    const many = Array.from({ length: 350 }, (_, i) => `p${i}`);
+    const wide = parseFunctionSignature(`f(${many.map((n) => `uint8 ${n}`).join(",")})`);
+    const unknownKey = badRequestMessage(() => encodeCall(wide, { zzz: 1 }));
+    expect(unknownKey).toMatch(/^args\.zzz is not a parameter of f\(uint8,uint8,/);
+    const wideTuple = parseFunctionSignature(`f((${many.map((n) => `uint8 ${n}`).join(",")}) t)`);
+    const notAnObject = badRequestMessage(() => encodeCall(wideTuple, { t: 5 }));
+    expect(notAnObject).toMatch(/^args\.t must be an object with p0, p1, .*, … \(350 in all\); got 5$/);
+    const unknownComponent = badRequestMessage(() => encodeCall(wideTuple, { t: { zzz: 1 } }));
+    expect(unknownComponent).toMatch(/… \(350 in all\)$/);
+    const longName = parseFunctionSignature(`${"f".repeat(3900)}(uint8 a)`);
+    const longLabel = badRequestMessage(() => encodeCall(longName, { b: 1 }));
+    const duplicate = badRequestMessage(() => parseFunctionSignature(`f(uint8 ${"n".repeat(2000)}, uint8 ${"n".repeat(2000)})`));
+    expect(duplicate).toMatch(/^functionSignature has two parameters named "n{40}…" in one list$/);
+    for (const message of [unknownKey, notAnObject, unknownComponent, longLabel, duplicate]) expect(message.length).toBeLessThan(400);
+  });
 });

@@ -1,7 +1,7 @@
 import type { FunctionFragment, ParamType } from "ethers";
 import { encodeAbiParameters, type AbiParameter } from "viem";
 import { toError } from "@relay/core";
-import { badRequest, describeValue, isPlainObject } from "./describe-value";
+import { badRequest, describeValue, isPlainObject, shortText } from "./describe-value";
 import { convertValue, type ConvertBudget, type NormalizedValue } from "./convert-value";
 import { fieldValues } from "./named-fields";
 
@@ -51,7 +51,7 @@ export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCa
     throw badRequest(`args must be an object keyed by parameter name or index; got ${describeValue(args)}`);
   }
   const budget: ConvertBudget = { values: 0 };
-  const fields = fieldValues(given, fragment.inputs, "args", { noun: "parameter", label: signature });
+  const fields = fieldValues(given, fragment.inputs, "args", { noun: "parameter", label: shortText(signature) });
   const normalizedArgs = fields.map((field) => convertValue(field.type, field.value, field.path, 0, budget));
   try {
     const values = normalizedArgs.map((v, i) => abiValue(fragment.inputs[i]!, v));
@@ -64,6 +64,6 @@ export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCa
     // Not expected once every value has been converted; if the encoder still refuses, the request
     // caused it, and the client should hear its reason rather than a 500.
     const error = toError(e) as Error & { shortMessage?: string };
-    throw badRequest(`args could not be encoded for ${signature}: ${error.shortMessage ?? error.message}`, e);
+    throw badRequest(`args could not be encoded for ${shortText(signature)}: ${shortText(error.shortMessage ?? error.message)}`, e);
   }
 }

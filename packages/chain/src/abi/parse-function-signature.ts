@@ -1,6 +1,6 @@
 import { Fragment, FunctionFragment, isError, type ParamType } from "ethers";
 import { toError } from "@relay/core";
-import { badRequest } from "./describe-value";
+import { badRequest, shortName, shortText } from "./describe-value";
 import { ABI_LIMITS } from "./limits";
 import { checkSignatureText, prepareModifiers } from "./signature-text";
 
@@ -64,11 +64,11 @@ function checkParams(params: readonly ParamType[], noun: string): void {
   const seen = new Set<string>();
   for (const param of params) {
     if (param.name && seen.has(param.name)) {
-      throw badRequest(`functionSignature has two ${noun}s named "${param.name}" in one list`);
+      throw badRequest(`functionSignature has two ${noun}s named "${shortName(param.name)}" in one list`);
     }
     seen.add(param.name);
     if (nesting(param) > ABI_LIMITS.depth) {
-      const which = param.name || param.type;
+      const which = shortText(param.name || param.type);
       throw badRequest(`functionSignature nests arrays and tuples deeper than ${ABI_LIMITS.depth} levels (${which})`);
     }
     checkType(param);
@@ -99,10 +99,10 @@ const nesting = (type: ParamType): number => {
 function parseReason(e: unknown): string {
   if (isError(e, "INVALID_ARGUMENT")) {
     const short = e.shortMessage.split(" (argument=")[0] ?? "";
-    return e.argument === "type" ? `${short} "${String(e.value)}"` : short;
+    return e.argument === "type" ? `${short} "${shortText(String(e.value))}"` : shortText(short);
   }
   const message = toError(e).message;
   // What ethers' token reader says when the text stops before a rule is complete.
   if (message === "out-of-bounds") return "it ends where more was expected";
-  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
+  return shortText(message);
 }
