@@ -156,6 +156,13 @@ describe("sendTransaction to finality on anvil", () => {
     expect(res.body.message).toMatch(pattern);
   });
 
+  it("takes the nil and max UUIDs as requestIds, as the schema and every other UUID field do", async () => {
+    for (const requestId of ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"]) {
+      const res = await send({ requestId, functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } });
+      expect([res.status, res.body.transactionId]).toEqual([200, requestId]);
+    }
+  });
+
   it("reads null for an optional field as omitted, as generated clients send an unset one", async () => {
     const tx = await sendAndWait({ requestId: null, args: null, functionSignature: "function disarmTrap()" });
     expect(tx.status).toBe("CONFIRMED");

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Router, type ErrorRequestHandler } from "express";
+import { z } from "zod";
 import { AppError, isAppError, type Logger } from "@relay/core";
 import type { ReadTransactionSnapshot } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
@@ -18,7 +19,9 @@ export interface TransactionRoutesDeps {
   transactionExists: (projectId: string, id: string) => Promise<boolean>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** The schema's own UUID test (RFC 9562, nil and max included), so the checks ahead of it agree with it. */
+const UUID = z.uuid();
+const isUuid = (value: unknown): value is string => UUID.safeParse(value).success;
 
 /** POST sendTransaction (the contract's endpoint 1) and a project-scoped read of a transaction. */
 export function transactionRoutes(deps: TransactionRoutesDeps): Router {
@@ -29,10 +32,10 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
     const principal = principalOf(res.locals);
     // Another project's key is told so (403) whatever else is wrong with the body, as on the
     // routes that name the project in their path; it learns nothing about that project's chains.
-    if (typeof body.projectId === "string" && UUID.test(body.projectId)) assertProjectAccess(principal, body.projectId.toLowerCase());
+    if (isUuid(body.projectId)) assertProjectAccess(principal, body.projectId.toLowerCase());
     // The contract gives a requestId that is not a UUID its own status, ahead of other problems.
     // Null is an omitted requestId (see `omittable`).
-    if (body.requestId !== undefined && body.requestId !== null && (typeof body.requestId !== "string" || !UUID.test(body.requestId))) {
+    if (body.requestId !== undefined && body.requestId !== null && !isUuid(body.requestId)) {
       throw new AppError("INVALID_REQUEST_ID", "requestId must be a UUID (e.g. 123e4567-e89b-42d3-a456-426614174000), or omitted");
     }
     try {
@@ -56,7 +59,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
   const asDuplicate = async (e: unknown, body: Record<string, unknown>): Promise<unknown> => {
     const { projectId, requestId } = body;
     if (!isAppError(e) || e.code !== "BAD_REQUEST" || typeof projectId !== "string" || typeof requestId !== "string") return e;
-    if (!UUID.test(projectId) || !UUID.test(requestId)) return e;
+    if (!isUuid(projectId) || !isUuid(requestId)) return e;
     const project = projectId.toLowerCase();
     const id = requestId.toLowerCase();
     return (await deps.transactionExists(project, id)) ? duplicateRequest(id) : e;
