@@ -27,9 +27,11 @@ export function metricsRoutes(deps: MetricsRoutesDeps): Router {
     (deps.production
       ? "in production /metrics is served only with METRICS_TOKEN set"
       : !isLoopback(deps.host)
-        ? `the gateway listens on ${deps.host}, beyond loopback: /metrics is served there only with METRICS_TOKEN set`
+        ? "the gateway listens beyond loopback: /metrics is served there only with METRICS_TOKEN set"
         : null);
   if (off) {
+    // The answer goes to anyone who asks: it does not name the address; the log does.
+    deps.logger.warn({ host: deps.host, production: deps.production }, `/metrics is off: ${off}`);
     router.get("/metrics", (_req, res) => {
       res.status(404).json({ message: `Metrics are off: ${off}` });
     });
