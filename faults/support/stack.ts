@@ -5,15 +5,16 @@ import {
   deployRecorder,
   fund,
   startAnvil,
+  startPrivateRedis,
   testDatabaseUrl,
   testKek,
   testQueuePrefix,
   type AnvilInstance,
   type DeployedRecorder,
+  type PrivateRedis,
   type ProjectFixture,
 } from "@relay/testing";
 import { createProcessGroup, freePort, type AppProcess, type ProcessGroup } from "../../apps/tx-worker/test/processes";
-import { startPrivateRedis, type PrivateRedis } from "./private-redis";
 import { startReceiver, type FaultReceiver } from "./receiver";
 
 export type Pool = ReturnType<typeof createPool>;

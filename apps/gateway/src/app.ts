@@ -141,6 +141,10 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     healthRoutes({
       checks: { postgres: () => db.$queryRaw`SELECT 1`, redis: () => deps.redis.ping() },
+      // Without Redis, sendTransaction is still taken (stored in Postgres; the tx-worker's
+      // reconciler enqueues it once Redis answers): a Redis outage must not take every gateway
+      // out of the balancer. Personal signs answer 500 meanwhile.
+      optional: ["redis"],
       logger: deps.logger,
     }),
   );

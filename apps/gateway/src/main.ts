@@ -1,5 +1,5 @@
 import { loadGatewayConfig } from "@relay/config";
-import { createLogger, runProcess } from "@relay/core";
+import { createLogger, runProcess, toError } from "@relay/core";
 import { createDatabase, createPool } from "@relay/db";
 import { createMetricsRegistry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
@@ -17,10 +17,14 @@ async function main() {
   const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, ...timeouts, asyncCommit: true });
   const redis = createRedis(config.redisUrl, "producer");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
-  await redisReady(redis);
+  // Redis is not waited for: a gateway started while it is down serves (sendTransaction is stored
+  // in Postgres and enqueued by the tx-worker's reconciler once Redis answers; personal signs
+  // answer 500 until then) instead of failing its start, again and again, for the whole outage.
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
-  await signResults.ready();
+  void Promise.all([redisReady(redis), signResults.ready()]).catch((e: unknown) =>
+    logger.warn({ err: toError(e).message }, "Redis does not answer; serving without it until it does (personal signs fail, transactions are stored and enqueued later)"),
+  );
 
   const metrics = createMetricsRegistry({ processMetrics: true });
   const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, metrics, settings: config });

@@ -2,6 +2,7 @@ import { Job, Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { AppError, createBatcher } from "@relay/core";
 import { jobCatalog, jobIdOf, jobSchedules, type JobName, type JobPayload } from "./catalog";
+import { redisReady } from "./connection";
 
 export interface QueueSettings {
   connection: Redis;
@@ -10,6 +11,13 @@ export interface QueueSettings {
 
 /** At most this many jobs go into one addBulk of coalesced enqueues. */
 const MAX_COALESCED = 100;
+
+/**
+ * How long an add waits for a connection that is not ready (still connecting, or reconnecting
+ * after Redis went away) before it fails. BullMQ itself waits for ever: a gateway started while
+ * Redis was down held every sendTransaction until Redis came back.
+ */
+const READY_WAIT_MS = 1000;
 
 /**
  * Typed producers for the catalog's queues, created lazily, one Queue per name per process.
@@ -22,6 +30,18 @@ const MAX_COALESCED = 100;
 export function createProducer(settings: QueueSettings) {
   const queues = new Map<JobName, Queue>();
   const coalesced = new Map<JobName, (payload: unknown) => Promise<Job>>();
+
+  // One wait shared by every add that finds the connection down, not a listener each.
+  let readyWait: Promise<void> | undefined;
+  const connected = async (): Promise<void> => {
+    if (settings.connection.status === "ready") return;
+    readyWait ??= redisReady(settings.connection, READY_WAIT_MS).finally(() => (readyWait = undefined));
+    try {
+      await readyWait;
+    } catch (e) {
+      throw new AppError("UNAVAILABLE", "Redis is not reachable; the job was not added", { retryable: true, cause: e });
+    }
+  };
 
   const queueFor = (name: JobName): Queue => {
     let queue = queues.get(name);
@@ -37,6 +57,7 @@ export function createProducer(settings: QueueSettings) {
   /** Adds parsed payloads of one kind in one round trip (BullMQ addBulk, one MULTI). */
   const addMany = async <N extends JobName>(name: N, payloads: readonly JobPayload<N>[]): Promise<Job[]> => {
     if (payloads.length === 0) return [];
+    await connected();
     const def = jobCatalog[name];
     if (payloads.length === 1) return [await queueFor(name).add(name, payloads[0], { ...def.options, jobId: jobIdOf(name, payloads[0]!) })];
     return queueFor(name).addBulk(payloads.map((data) => ({ name, data, opts: { ...def.options, jobId: jobIdOf(name, data) } })));

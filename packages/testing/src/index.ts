@@ -13,3 +13,5 @@ export type { DeployedRecorder, RecorderChain } from "./contracts/deploy";
 export * from "./transactions";
 export { startRpcInterceptor } from "./rpc-interceptor";
 export type { RpcAnswer, RpcCall, RpcInterceptor } from "./rpc-interceptor";
+export { startPrivateRedis } from "./private-redis";
+export type { PrivateRedis } from "./private-redis";
