@@ -46,7 +46,12 @@ export interface TxWorkerDeps {
 /** The transaction worker: each transaction's job, and the reconciler. */
 export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Producer } {
   const now = deps.now ?? Date.now;
-  const providers = createProviders({ timeoutMs: deps.rpcTimeoutMs });
+  const providers = createProviders({
+    timeoutMs: deps.rpcTimeoutMs,
+    // The host only: an RPC URL's path and query often carry the provider's API key.
+    onWrongChain: (host, served, expected) =>
+      deps.logger.error({ rpcHost: host, servedChainId: served.toString(), chainId: expected.toString() }, "an RPC URL answers for another chain; it is not used until it answers for this one"),
+  });
   // Many jobs run at once: their reads of transactions and attempts share statements.
   const transactions = createTransactionRepository({ sql: deps.sql, db: deps.db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   const producer = createProducer({ connection: deps.redis, prefix: deps.queuePrefix });

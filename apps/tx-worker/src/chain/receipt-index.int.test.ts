@@ -139,4 +139,30 @@ describe("receipt index", () => {
     expect(await index.receiptOf(moved, sentAt)).toMatchObject({ hash: moved.toLowerCase(), blockNumber: now!.blockNumber });
     expect(await index.receiptOf(dropped, sentAt)).toBeNull();
   });
+
+  test("gives up a refresh on a node whose receipts never match its headers, instead of re-reading the head for ever", async () => {
+    const local = createProviders({ timeoutMs: 5000 });
+    const provider = local.get(31_417n, anvil.rpcUrl);
+    try {
+      const index = createReceiptIndex({ provider, head: () => provider.getBlockNumber(), marginMs: 0, logger });
+      await index.receiptOf(`0x${"66".repeat(32)}`, new Date());
+      const sentAt = new Date(Date.now() + 1);
+      const hash = await send();
+      // Every block's receipts claim another block hash than its header: a reorganisation every read.
+      const reads: string[] = [];
+      const send0 = provider.send.bind(provider);
+      jest.spyOn(provider, "send").mockImplementation(async (method, params) => {
+        reads.push(method);
+        const answer = (await send0(method, params)) as unknown;
+        if (method !== "eth_getBlockReceipts" || !Array.isArray(answer)) return answer;
+        return answer.map((r: Record<string, unknown>) => ({ ...r, blockHash: `0x${"ab".repeat(32)}` }));
+      });
+      // Answered (by hash, the index having given up), not held by an endless loop.
+      expect(await index.receiptOf(hash, sentAt)).toMatchObject({ hash: hash.toLowerCase() });
+      expect(reads.filter((m) => m === "eth_getBlockReceipts").length).toBeLessThanOrEqual(4);
+    } finally {
+      jest.restoreAllMocks();
+      local.destroy();
+    }
+  });
 });

@@ -38,6 +38,9 @@ interface RawHeader {
   parentHash?: string;
 }
 
+/** Reorganisations met within one refresh before it gives up (see refresh). */
+const MAX_RESTARTS_PER_REFRESH = 3;
+
 /** A block that does not follow the one indexed before it: the chain was reorganised. */
 class ReorganisedError extends Error {}
 
@@ -118,11 +121,17 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
     const head = await options.head();
     const seenAt = now();
     if (!started || head - last > maxCatchUp) restartAt(head - 1);
+    let restarts = 0;
     while (last < head) {
       try {
         await indexBlock(last + 1, seenAt);
       } catch (e) {
         if (!(e instanceof ReorganisedError)) throw e;
+        // A node whose answers never agree (receipts and header of different blocks every time,
+        // a backend stuck on a fork behind a balancer) would keep this loop, and every look-up
+        // waiting on it, going for ever: after a few restarts, this refresh gives up (the index
+        // restarts at the next look; until then receipts are looked up by hash).
+        if (++restarts > MAX_RESTARTS_PER_REFRESH) throw new Error(`the chain reorganised ${restarts} times while one block was read: ${e.message}`);
         // Start again from the head: attempts sent before are looked up by hash, as the node has
         // them now; the blocks of the new branch are read as they come.
         options.logger.warn({ block: last + 1, reason: e.message }, "chain reorganised: receipt index restarted");

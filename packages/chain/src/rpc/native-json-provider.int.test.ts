@@ -185,4 +185,99 @@ describe("NativeJsonRpcProvider", () => {
       server.close();
     }
   });
+
+  /** A node that says it serves `chainId()` and forwards every other call to anvil; the methods it was asked. */
+  async function otherChain(chainId: () => number) {
+    const methods: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        const calls = ([] as { id: unknown; method: string }[]).concat(JSON.parse(body));
+        methods.push(...calls.map((c) => c.method));
+        if (calls.length === 1 && calls[0]!.method === "eth_chainId") {
+          return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: calls[0]!.id, result: `0x${chainId().toString(16)}` }));
+        }
+        fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (a) => res.writeHead(200, { "content-type": "application/json" }).end(await a.text()));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, methods, close: () => server.close() };
+  }
+
+  test("a URL that answers for another chain is not used: its requests go to the next URL, and the listener is told", async () => {
+    const wrong = await otherChain(() => 1);
+    const told: unknown[][] = [];
+    const p = new NativeJsonRpcProvider([wrong.url, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options, Date.now, (...args) => told.push(args));
+    const only = new NativeJsonRpcProvider(wrong.url, 5000, Network.from(anvil.chainId), options);
+    try {
+      expect(await p.getTransactionCount(funded, "latest")).toBeGreaterThanOrEqual(1);
+      expect(p.activeUrl).toBe(new URL(anvil.rpcUrl).href);
+      expect(told).toEqual([[new URL(wrong.url).host, 1n, BigInt(anvil.chainId)]]);
+      // Alone, it is a transient fault that says why, and it is still never asked the call.
+      const error = await only.getTransactionCount(funded, "latest").catch((e: unknown) => e);
+      expect(classifyRpcError(error).kind).toBe("transient");
+      expect(String((error as Error).message)).toMatch(/answers for another chain than 31413/);
+      expect(new Set(wrong.methods)).toEqual(new Set(["eth_chainId"]));
+    } finally {
+      p.destroy();
+      only.destroy();
+      wrong.close();
+    }
+  });
+
+  test("asks a URL for its chain again after a minute: one re-pointed at another chain is dropped", async () => {
+    let served = anvil.chainId;
+    const node = await otherChain(() => served);
+    let clock = 0;
+    // The network given, as the relay's providers have it: ethers then never asks eth_chainId itself.
+    const fixed = { ...options, staticNetwork: Network.from(anvil.chainId) };
+    const p = new NativeJsonRpcProvider([node.url, anvil.rpcUrl], 5000, Network.from(anvil.chainId), fixed, () => clock);
+    try {
+      await p.getBlockNumber();
+      await p.getBlockNumber();
+      expect(p.activeUrl).toBe(node.url);
+      expect(node.methods.filter((m) => m === "eth_chainId")).toHaveLength(1);
+      // Re-pointed: within the minute it is still trusted; after it, asked again and passed over.
+      served = 1;
+      clock += 60_000;
+      await p.getBlockNumber();
+      expect(node.methods.filter((m) => m === "eth_chainId")).toHaveLength(2);
+      expect(p.activeUrl).toBe(new URL(anvil.rpcUrl).href);
+    } finally {
+      p.destroy();
+      node.close();
+    }
+  });
+
+  test("an answer larger than the cap is a transient fault, not a worker out of memory", async () => {
+    // Answers eth_chainId, then streams an endless body to anything else.
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const call = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown; method?: string };
+        if (call.method === "eth_chainId") return void res.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result: `0x${anvil.chainId.toString(16)}` }));
+        const block = Buffer.alloc(1024 * 1024, 0x20);
+        const pump = () => {
+          while (!res.destroyed && res.write(block));
+          if (!res.destroyed) res.once("drain", pump);
+        };
+        res.writeHead(200, { "content-type": "application/json" });
+        pump();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const p = provider(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 60_000);
+    try {
+      const error = await p.getBlockNumber().catch((e: unknown) => e);
+      expect(String((error as Error).message)).toMatch(/answer larger than 67108864 bytes/);
+      expect(classifyRpcError(error).kind).toBe("transient");
+    } finally {
+      p.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });

@@ -5,8 +5,15 @@ import { FetchRequest, JsonRpcProvider, makeError, type JsonRpcApiProviderOption
 /** Keep-alive connections to the node, shared by this process's providers. */
 const agents = { "http:": new http.Agent({ keepAlive: true, maxSockets: 32 }), "https:": new https.Agent({ keepAlive: true, maxSockets: 32 }) };
 
+/**
+ * The largest answer read from a node. Far above any real one (a block's receipts on a busy chain
+ * are a few MiB); an endpoint that sends more (broken, or hostile) would otherwise fill the
+ * worker's memory and end it, and its jobs would do the same to the next replica.
+ */
+export const MAX_RPC_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 /** One POST; resolves with the status and the body as text. */
-function post(url: URL, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+function post(url: URL, body: string, timeoutMs: number, maxBytes = MAX_RPC_RESPONSE_BYTES): Promise<{ status: number; text: string }> {
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.request(
@@ -19,7 +26,12 @@ function post(url: URL, body: string, timeoutMs: number): Promise<{ status: numb
       },
       (response) => {
         const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) request.destroy(new Error(`answer larger than ${maxBytes} bytes`));
+          else chunks.push(chunk);
+        });
         response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
         response.on("error", reject);
       },
@@ -35,6 +47,21 @@ function post(url: URL, body: string, timeoutMs: number): Promise<{ status: numb
 
 /** How long a URL that failed is passed over before it is tried first again. */
 const RETRY_PRIMARY_AFTER_MS = 60_000;
+
+/** How long a URL's answer to eth_chainId is trusted before it is asked again. */
+export const CHAIN_CHECK_EVERY_MS = 60_000;
+
+const CHAIN_ID_REQUEST = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "eth_chainId", params: [] });
+
+/** Told when a URL answers for another chain than the provider's (it is then not used). */
+export type WrongChainListener = (host: string, servedChainId: bigint, expectedChainId: bigint) => void;
+
+interface ChainCheck {
+  /** When the URL last answered eth_chainId; -Infinity: never (or to be asked afresh). */
+  at: number;
+  ok: boolean;
+  pending?: Promise<boolean>;
+}
 
 /**
  * A JSON-RPC error that is the provider's, not the call's: limit exceeded (-32005, the code
@@ -63,9 +90,17 @@ function isProviderFault(result: JsonRpcResult): boolean {
  * in which the provider refused every call itself (a rate limit, -32005). Any other JSON-RPC error
  * (a revert, a refused transaction) is the node's word, not a failure of the URL: it is not tried
  * elsewhere.
+ *
+ * Every URL is asked for its chain id (eth_chainId) before its first use and again once a minute;
+ * one that answers for another chain is not used (its requests go to the next URL, or fail as
+ * transient faults): a URL re-pointed at another network, or a fallback of the wrong one, would
+ * otherwise answer for this chain, with nonces and receipts of another (a mined transaction then
+ * looks dropped, its nonce used by someone else).
  */
 export class NativeJsonRpcProvider extends JsonRpcProvider {
   private readonly targets: URL[];
+  private readonly chainChecks: ChainCheck[];
+  private readonly expectedChainId: bigint;
   /** The URL requests go to first. */
   private current = 0;
   private primaryFailedAt = 0;
@@ -76,11 +111,41 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
     network: Network,
     options: JsonRpcApiProviderOptions,
     private readonly now: () => number = Date.now,
+    private readonly onWrongChain: WrongChainListener = () => undefined,
   ) {
     const urls = typeof url === "string" ? [url] : [...url];
     if (urls.length === 0) throw new Error("NativeJsonRpcProvider needs at least one URL");
     super(urls[0], network, options);
     this.targets = urls.map((u) => new URL(u));
+    this.chainChecks = urls.map(() => ({ at: -Infinity, ok: false }));
+    this.expectedChainId = network.chainId;
+  }
+
+  /**
+   * Whether the URL at `index` serves this provider's chain: asked at first use and once a minute
+   * after, one call shared by the requests that wait for it. A transport fault or a provider's
+   * refusal of the question throws (the URL failed; asked again next time).
+   */
+  private servesChain(index: number): Promise<boolean> {
+    const check = this.chainChecks[index]!;
+    if (check.pending) return check.pending;
+    if (this.now() - check.at < CHAIN_CHECK_EVERY_MS) return Promise.resolve(check.ok);
+    const target = this.targets[index]!;
+    check.pending = this.post(target, CHAIN_ID_REQUEST)
+      .then((answer) => {
+        const { result, error } = (answer[0] ?? {}) as { result?: unknown; error?: { message?: unknown } };
+        if (typeof result !== "string" || !/^0x[0-9a-f]{1,64}$/i.test(result)) {
+          // A refusal (a rate limit) keeps the provider's words: they say why.
+          const why = typeof error?.message === "string" ? `: ${error.message.slice(0, 200)}` : "";
+          throw makeError(`eth_chainId was not answered by ${target.host}${why}`, "SERVER_ERROR", { request: new FetchRequest(target.href) });
+        }
+        const served = BigInt(result);
+        Object.assign(check, { at: this.now(), ok: served === this.expectedChainId });
+        if (!check.ok) this.onWrongChain(target.host, served, this.expectedChainId);
+        return check.ok;
+      })
+      .finally(() => (check.pending = undefined));
+    return check.pending;
   }
 
   /** The URL requests go to now (for logs and tests). */
@@ -95,11 +160,12 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
   private probing = false;
   private probePrimary(): void {
     this.probing = true;
-    this.post(this.targets[0]!, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "eth_chainId", params: [] }))
+    this.chainChecks[0]!.at = -Infinity; // asked afresh
+    this.servesChain(0)
       .then(
-        (answer) => {
-          if (answer.every(isProviderFault)) this.primaryFailedAt = this.now();
-          else this.current = 0;
+        (ok) => {
+          if (ok) this.current = 0;
+          else this.primaryFailedAt = this.now();
         },
         () => (this.primaryFailedAt = this.now()),
       )
@@ -116,6 +182,13 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
     for (let i = 0; i < this.targets.length; i++) {
       const index = (first + i) % this.targets.length;
       try {
+        if (!(await this.servesChain(index))) {
+          failure ??= makeError(`the RPC URL at ${this.targets[index]!.host} answers for another chain than ${this.expectedChainId}; it is not used`, "SERVER_ERROR", {
+            request: new FetchRequest(this.targets[index]!.href),
+          });
+          if (index === 0) this.primaryFailedAt = this.now();
+          continue;
+        }
         const answer = await this.post(this.targets[index]!, body);
         // Every call refused by the provider itself (rate limit, overload): the URL did not carry
         // the request, so the next one is asked; if none can, the calls get this answer.

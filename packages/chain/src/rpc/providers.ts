@@ -1,5 +1,5 @@
 import { Network, type JsonRpcProvider } from "ethers";
-import { NativeJsonRpcProvider } from "./native-json-provider";
+import { NativeJsonRpcProvider, type WrongChainListener } from "./native-json-provider";
 
 /**
  * Calls made within this many ms of each other go to the node as one JSON-RPC batch (at most
@@ -16,7 +16,7 @@ const BATCH_MAX_COUNT = 100;
  * shared explicitly (apps/tx-worker's chain view). Concurrent calls are batched, and the network
  * is fixed from the chain record instead of asked for.
  */
-export function createProviders(options: { timeoutMs: number } = { timeoutMs: 10_000 }) {
+export function createProviders(options: { timeoutMs: number; onWrongChain?: WrongChainListener } = { timeoutMs: 10_000 }) {
   const providers = new Map<string, JsonRpcProvider>();
   return {
     get: (chainId: bigint, rpcUrl: string | readonly string[]): JsonRpcProvider => {
@@ -24,13 +24,20 @@ export function createProviders(options: { timeoutMs: number } = { timeoutMs: 10
       let provider = providers.get(key);
       if (!provider) {
         // ethers' default request time-out is five minutes; a stuck node must fail fast instead.
-        provider = new NativeJsonRpcProvider(rpcUrl, options.timeoutMs, Network.from(chainId), {
-          staticNetwork: Network.from(chainId),
-          cacheTimeout: -1,
-          batchMaxCount: BATCH_MAX_COUNT,
-          batchStallTime: BATCH_STALL_MS,
-          polling: false,
-        });
+        provider = new NativeJsonRpcProvider(
+          rpcUrl,
+          options.timeoutMs,
+          Network.from(chainId),
+          {
+            staticNetwork: Network.from(chainId),
+            cacheTimeout: -1,
+            batchMaxCount: BATCH_MAX_COUNT,
+            batchStallTime: BATCH_STALL_MS,
+            polling: false,
+          },
+          Date.now,
+          options.onWrongChain,
+        );
         providers.set(key, provider);
       }
       return provider;
