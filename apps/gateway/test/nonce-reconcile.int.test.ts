@@ -101,4 +101,24 @@ describe("nonce reconciliation against the chain", () => {
     const filler = (await pool.query<{ hash: string }>(`SELECT hash FROM nonce_filler WHERE chain_id = $1 AND address = $2 AND nonce = 3`, [anvil.chainId, key.address])).rows[0]!;
     expect(await provider.getTransaction(filler.hash)).toMatchObject({ from: key.address, to: key.address, value: 0n, nonce: 3 });
   });
+
+  it("sends a mined transaction's own bytes again when its block was reorganised away, once it has been final for minutes", async () => {
+    const id = await send(3);
+    const mined = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id);
+    expect(mined).toMatchObject({ status: "CONFIRMED", nonce: "5" });
+    // Its block replaced by an empty one, deeper than its one confirmation; anvil does not take it
+    // back into its pool: the chain waits at nonce 5 again, and nothing of the relay's would use it.
+    await provider.send("anvil_reorg", [1, []]);
+    expect(await provider.getTransactionCount(key.address, "latest")).toBe(5);
+
+    // Just confirmed: a node a little behind looks the same, so nothing is sent yet.
+    await reconcile();
+    expect(await provider.getTransactionCount(key.address, "latest")).toBe(5);
+
+    await pool.query(`UPDATE transaction SET updated_at = now() - interval '5 minutes' WHERE id = $1`, [id]);
+    await reconcile();
+    const receipt = await provider.getTransactionReceipt(mined.hash as string);
+    expect(receipt).toMatchObject({ status: 1 });
+    expect(await provider.getTransactionCount(key.address, "latest")).toBe(6);
+  });
 });

@@ -1,11 +1,18 @@
 import type { Logger } from "@relay/core";
 import type { WalletNonceCounter, WalletNonceRepository } from "@relay/db";
 import type { ChainHandle } from "../chain-directory";
+import { broadcast } from "./broadcast";
 import { fillGapIfAbandoned } from "./fill-gap";
 import type { StepDeps } from "./deps";
 
 /** Most nonces one check fills in a row for one wallet; the next check goes on from there. */
 const MAX_FILLS = 16;
+
+/**
+ * How long a transaction has been CONFIRMED or REVERTED before a chain that does not count its
+ * nonce is taken to have lost its block, rather than to answer from a node a little behind.
+ */
+const MINED_AND_UNCOUNTED_AFTER_SECONDS = 120;
 
 export interface NonceCheck {
   /** The counter was behind the chain's pending nonce and was raised to it. */
@@ -50,8 +57,30 @@ export async function reconcileWalletNonce(
 
   let filled = 0;
   for (let nonce = latest; nonce < counter.next && filled < MAX_FILLS; nonce++) {
-    if (!(await fillGapIfAbandoned(deps, handle, counter.address, nonce, logger))) break;
-    filled++;
+    if (await fillGapIfAbandoned(deps, handle, counter.address, nonce, logger)) {
+      filled++;
+      continue;
+    }
+    if (nonce === latest) await resendIfUncounted(deps, handle, counter.address, nonce, logger);
+    break;
   }
   return { raised, filled };
+}
+
+/**
+ * The chain waits at a nonce whose transaction was mined (CONFIRMED or REVERTED) minutes ago: its
+ * block was reorganised away, deeper than its confirmations, and the node did not take it back into
+ * its pool. Nothing else would ever use the nonce (a filler could replace that very transaction),
+ * and every later transaction of the wallet would wait behind it. Its own signed bytes are sent
+ * again: the same transaction, at the same nonce, so it cannot run twice. Its recorded status
+ * stays; the operator is told.
+ */
+async function resendIfUncounted(deps: StepDeps, { record: chain, provider }: ChainHandle, address: string, nonce: bigint, logger: Logger): Promise<void> {
+  const mined = await deps.fillers.minedHolder(chain.chainId, address, nonce, MINED_AND_UNCOUNTED_AFTER_SECONDS);
+  if (!mined) return;
+  const outcome = await broadcast(provider, mined);
+  logger.error(
+    { chainId: chain.chainId.toString(), address, nonce: nonce.toString(), projectId: mined.projectId, transactionId: mined.transactionId, status: mined.status, hash: mined.hash, outcome: outcome.kind },
+    "a mined transaction's nonce is not used on chain any more (its block was reorganised away?): its signed bytes were sent again",
+  );
 }

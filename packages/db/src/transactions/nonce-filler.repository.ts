@@ -67,6 +67,25 @@ export function createNonceFillerRepository(sql: Sql) {
       );
       return result.rows[0]?.status ?? null;
     },
+    /**
+     * The transaction bound to this nonce when it is CONFIRMED or REVERTED and has been for at
+     * least `finalForSeconds`, with the signed bytes of its mined attempt; null otherwise.
+     */
+    minedHolder: async (
+      chainId: bigint,
+      address: string,
+      nonce: bigint,
+      finalForSeconds: number,
+    ): Promise<{ projectId: string; transactionId: string; status: TransactionStatus; hash: string; rawTransaction: Uint8Array } | null> => {
+      const result = await sql.query<{ projectId: string; transactionId: string; status: TransactionStatus; hash: string; rawTransaction: Buffer }>(
+        `SELECT t.project_id AS "projectId", t.id AS "transactionId", t.status, a.hash, a.raw_transaction AS "rawTransaction"
+           FROM transaction t JOIN transaction_attempt a ON a.hash = t.hash
+          WHERE t.chain_id = $1 AND t.from_address = $2 AND t.nonce = $3
+            AND t.status IN ('CONFIRMED', 'REVERTED') AND t.updated_at < now() - make_interval(secs => $4)`,
+        [chainId.toString(), address, nonce.toString(), finalForSeconds],
+      );
+      return result.rows[0] ?? null;
+    },
     /** The filler stored for this nonce, or null. */
     find,
     /** Stores a signed filler unless one exists for the nonce; returns the one stored. */
