@@ -65,6 +65,14 @@ describe("relay chains", () => {
     });
   });
 
+  it("says when a chain has no fee cap, and not once it has one", async () => {
+    const id = freshChainId();
+    const uncapped = await cli.run("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:1", "--no-verify");
+    expect(uncapped.stdout).toMatch(/No fee cap: fees follow what the RPC reports, however high; set --max-fee-cap in production/);
+    const capped = await cli.run("chains", "add", "--chain-id", String(id), "--rpc-url", "http://127.0.0.1:1", "--no-verify", "--max-fee-cap", "100000000000");
+    expect([capped.code, capped.stdout]).toEqual([0, expect.not.stringMatching(/No fee cap/)]);
+  });
+
   it("refuses an RPC that serves another chain, and stores nothing", async () => {
     const wrong = freshChainId();
     const line = await cli.fails("chains", "add", "--chain-id", String(wrong), "--rpc-url", anvil.rpcUrl);

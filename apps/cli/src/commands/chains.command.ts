@@ -105,7 +105,10 @@ export function registerChainCommands(program: Command, deps: CliDeps): void {
     });
     emit(deps.output, options.json, { ...view(chain), created: !existing, verified: options.verify }, () =>
       `${existing ? "Updated" : "Added"} chain ${chain.chainId} (${chain.name}) with ${chain.rpcUrls.length} RPC URL(s)` +
-      (options.verify ? ", all answering the right chain id" : " (not verified)"),
+      (options.verify ? ", all answering the right chain id" : " (not verified)") +
+      // Without a cap a transaction pays whatever the RPC says the market is: one wrong answer
+      // (a broken or hostile endpoint) prices every send of the chain.
+      (chain.maxFeePerGasCapWei === null ? "\nNo fee cap: fees follow what the RPC reports, however high; set --max-fee-cap in production" : ""),
     );
   });
 
