@@ -70,7 +70,10 @@ export const CLAIM_UNDISPATCHED = `
  * check walks (event_callback_id, subject) of webhook_delivery, a transaction's few deliveries to
  * one registration, and looks up the event of each PENDING one by its key: no created_at bound,
  * which would be wrong where created_at ties or runs against commit order. `heldBackUntil`: the
- * earliest next attempt of the deliveries holding it back (null when none is).
+ * next attempt of the oldest delivery holding it back (null when none is): nothing behind it can
+ * go before it is final. Not the earliest of all: a middle one, itself held back and never tried,
+ * keeps its dispatch time, and a third event then polled every 250 ms while the first waited
+ * hours for its retry.
  */
 export const FIND_FOR_DELIVERY = `
   SELECT ${DELIVERY_COLUMNS},
@@ -83,7 +86,7 @@ export const FIND_FOR_DELIVERY = `
     JOIN event e ON e.id = d.event_id
     JOIN event_callback cb ON cb.id = d.event_callback_id
     CROSS JOIN LATERAL (
-      SELECT count(*) AS holders, min(o.next_attempt_at) AS due
+      SELECT count(*) AS holders, (array_agg(o.next_attempt_at ORDER BY oe.seq))[1] AS due
         FROM webhook_delivery o JOIN event oe ON oe.id = o.event_id
        WHERE d.subject IS NOT NULL
          AND o.event_callback_id = d.event_callback_id AND o.subject = d.subject AND o.status = 'PENDING'
