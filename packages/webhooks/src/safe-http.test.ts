@@ -150,6 +150,21 @@ describe("safe HTTP client, kept-alive connections", () => {
     }
   });
 
+  it("lets a POST in flight finish when the client is closed (a delivery handed back at shutdown)", async () => {
+    let answer: (() => void) | undefined;
+    const server = await serve((req, res) => {
+      if (req.url === "/slow") answer = () => res.writeHead(200).end("late");
+      else res.writeHead(200).end("ok");
+    });
+    const local = createSafeHttpClient({ allowPrivateNetworks: true });
+    expect(await local.post(`${server.origin}/idle`, "{}")).toMatchObject({ status: 200 });
+    const inFlight = local.post(`${server.origin}/slow`, "{}");
+    for (let i = 0; i < 100 && !answer; i++) await new Promise((r) => setTimeout(r, 10));
+    local.close();
+    answer!();
+    expect(await inFlight).toMatchObject({ status: 200, body: "late" });
+  });
+
   it("does not keep a connection whose response it stopped reading at the size limit", async () => {
     const server = await serve((_req, res) => res.writeHead(200).end("x".repeat(5000)));
     const local = createSafeHttpClient({ allowPrivateNetworks: true, maxResponseBytes: 1000 });

@@ -92,9 +92,11 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
       // A new connection is never reused, so it cannot come back stale.
       return fresh === STALE ? failure(started, { error: "response-failed", message: "connection closed" }) : fresh;
     },
+    // Idle connections only. A POST still in flight belongs to a delivery handed back at shutdown,
+    // which may still be running: cutting its connection made it record a spurious failure (or, on
+    // a reused connection, look stale and be sent again) while another replica delivered it.
     close: () => {
-      agents["http:"].destroy();
-      agents["https:"].destroy();
+      for (const agent of Object.values(agents)) for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
     },
   };
 }
