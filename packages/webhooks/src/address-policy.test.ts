@@ -1,4 +1,4 @@
-import { isPublicUnicast, nonPublicRange } from "./address-policy";
+import { isPublicUnicast, nonPublicRange, refusedRange } from "./address-policy";
 
 // Pure address arithmetic: nothing here opens a socket.
 describe("nonPublicRange", () => {
@@ -52,4 +52,21 @@ describe("nonPublicRange", () => {
       expect(nonPublicRange(address)).toBeNull();
     },
   );
+});
+
+describe("refusedRange with private networks allowed", () => {
+  it.each(["127.0.0.1", "::1", "10.0.0.5", "192.168.1.10", "fd12:3456::1", "100.64.0.1"])("lets %s through", (address) => {
+    expect(refusedRange(address, true)).toBeNull();
+  });
+
+  it.each([
+    ["fd00:ec2::254", "metadata service"],
+    ["fd00:ec2:0:0:0:0:0:254", "metadata service"],
+    ["100.100.100.200", "metadata service"],
+    ["::ffff:100.100.100.200", "metadata service"],
+    ["169.254.169.254", "linkLocal"],
+    ["169.254.170.2", "linkLocal"],
+  ])("still refuses the cloud metadata service at %s (%s)", (address, why) => {
+    expect(refusedRange(address, true)).toBe(why);
+  });
 });

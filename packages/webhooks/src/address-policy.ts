@@ -46,10 +46,25 @@ export const isPublicUnicast = (address: string): boolean => nonPublicRange(addr
 const PRIVATE_NETWORK_RANGES = new Set(["loopback", "private", "uniqueLocal", "carrierGradeNat"]);
 
 /**
+ * Cloud metadata services that sit inside the ranges above, refused even with private networks
+ * allowed: AWS's IMDS over IPv6 (fd00:ec2::254, unique-local) and Alibaba Cloud's (100.100.100.200,
+ * CGNAT). The link-local ones (169.254.169.254, ECS' 169.254.170.2) are refused as link-local.
+ */
+const METADATA_SERVICES = new Set(["fd00:ec2::254", "100.100.100.200"]);
+
+/** `address` in the form the set above is written in (IPv4, or compressed IPv6, mapped forms unwrapped). */
+function normalised(address: string): string {
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+  return parsed.toString();
+}
+
+/**
  * null when a webhook may go to `address`, otherwise why not: public unicast only, or with
  * `allowPrivateNetworks` also loopback and private networks (never link-local or metadata).
  */
 export function refusedRange(address: string, allowPrivateNetworks: boolean): string | null {
   const range = nonPublicRange(address);
-  return range !== null && allowPrivateNetworks && PRIVATE_NETWORK_RANGES.has(range) ? null : range;
+  if (range === null || !allowPrivateNetworks || !PRIVATE_NETWORK_RANGES.has(range)) return range;
+  return METADATA_SERVICES.has(normalised(address)) ? "metadata service" : null;
 }
