@@ -2,7 +2,7 @@ import type { PruneCursor, WebhookHistoryRepository } from "@relay/db";
 import type { Processor } from "@relay/queue";
 
 export interface PruneWebhookHistoryDeps {
-  history: Pick<WebhookHistoryRepository, "prune" | "pruneDeletedCallbacks">;
+  history: Pick<WebhookHistoryRepository, "prune" | "pruneDisabledCallbacks">;
   /** How long an event's webhook history is kept after its dispatch; null keeps it for ever. */
   retentionMs: number | null;
   now: () => number;
@@ -15,7 +15,7 @@ export interface PruneWebhookHistoryDeps {
 /**
  * Deletes the webhook history past its retention (docs/webhooks.md, "Retention"): events
  * dispatched more than `retentionMs` ago with their deliveries and stats entries, then the
- * registrations deleted as long ago that nothing points at any more, in batches,
+ * registrations disabled as long ago that nothing points at any more, in batches,
  * oldest first, for as long as batches come back full and the run's time budget lasts (a budget
  * of 30 s a minute deletes thousands of events a second, more than the relay writes). Each batch
  * goes on after the last event the one before looked at, so events kept for a delivery still
@@ -39,10 +39,10 @@ export function createPruneWebhookHistoryProcessor(deps: PruneWebhookHistoryDeps
       if (pruned.looked < batch) break;
       after = pruned.next;
     } while (deps.now() - started < budgetMs);
-    // Then the registrations deleted before the cut-off whose history that took with it (a
+    // Then the registrations disabled before the cut-off whose history that took with it (a
     // project that registers and deletes in a loop leaves one row per turn).
     while (deps.now() - started < budgetMs) {
-      const gone = await deps.history.pruneDeletedCallbacks(before, batch);
+      const gone = await deps.history.pruneDisabledCallbacks(before, batch);
       total.registrations += gone;
       total.batches++;
       if (gone < batch) break;

@@ -1,5 +1,5 @@
 import type { Sql } from "../client";
-import { PRUNE_DELETED_CALLBACKS, PRUNE_HISTORY } from "./webhook.sql";
+import { PRUNE_DISABLED_CALLBACKS, PRUNE_HISTORY } from "./webhook.sql";
 
 /** Where a pruning pass has got to: the last event looked at, in (dispatched_at, seq) order. */
 export interface PruneCursor {
@@ -22,8 +22,8 @@ type PruneRow = Omit<PrunedHistory, "next"> & { lastDispatchedAt: Date | null; l
 /**
  * The webhook history's retention (docs/webhooks.md, "Retention"): events, their deliveries and
  * the deliveries' stats entries, deleted together once the event was dispatched long enough ago
- * and none of its deliveries is still retrying; then the registrations the project deleted, once
- * nothing points at them. Transactions, their status history and signatures
+ * and none of its deliveries is still retrying; then the disabled registrations, once nothing
+ * points at them. Transactions, their status history and signatures
  * are the project's records and are kept.
  */
 export function createWebhookHistoryRepository(sql: Sql) {
@@ -34,12 +34,12 @@ export function createWebhookHistoryRepository(sql: Sql) {
       return { ...counts, next: lastDispatchedAt && lastSeq ? { dispatchedAt: lastDispatchedAt, seq: lastSeq } : null };
     },
     /**
-     * Deletes for good at most `limit` registrations deleted before `before` whose history is gone
-     * (the project's DELETE only disables a registration while deliveries or stats entries point
-     * at it); how many.
+     * Deletes for good at most `limit` registrations disabled (deleted, or by a 410) before
+     * `before` whose history is gone (a DELETE only disables a registration while deliveries or
+     * stats entries point at it); how many.
      */
-    pruneDeletedCallbacks: async (before: Date, limit: number): Promise<number> =>
-      (await sql.query({ name: "webhookHistory.pruneDeletedCallbacks", text: PRUNE_DELETED_CALLBACKS }, [before, limit])).rowCount ?? 0,
+    pruneDisabledCallbacks: async (before: Date, limit: number): Promise<number> =>
+      (await sql.query({ name: "webhookHistory.pruneDisabledCallbacks", text: PRUNE_DISABLED_CALLBACKS }, [before, limit])).rowCount ?? 0,
   };
 }
 

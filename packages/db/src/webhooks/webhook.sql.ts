@@ -249,16 +249,17 @@ export const PRUNE_HISTORY = `
          (SELECT seq::text FROM last) AS "lastSeq"`;
 
 /**
- * $1 cut-off, $2 most rows: registrations the project deleted before the cut-off that nothing
- * points at any more (their deliveries and stats entries pruned with their events, PRUNE_HISTORY),
- * deleted for good. A registration disabled by a 410 stays: the project still lists it. No new
- * delivery or stats entry can come to a deleted registration (the dispatch takes active ones only,
- * its PENDING deliveries were abandoned when it was deleted). Returns how many went.
+ * $1 cut-off, $2 most rows: registrations disabled before the cut-off (deleted by the project, or
+ * disabled by a 410) that nothing points at any more (their deliveries and stats entries pruned
+ * with their events, PRUNE_HISTORY), deleted for good: a 410-disabled one is listed with why until
+ * then. No new delivery or stats entry can come to a disabled registration (the dispatch takes
+ * active ones only, its PENDING deliveries were abandoned when it was disabled). Returns how many
+ * went.
  */
-export const PRUNE_DELETED_CALLBACKS = `
+export const PRUNE_DISABLED_CALLBACKS = `
   WITH gone AS (
     SELECT c.id FROM event_callback c
-     WHERE c.disabled_at < $1 AND c.disabled_reason = 'deleted'
+     WHERE c.disabled_at < $1
        AND NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_callback_id = c.id)
        AND NOT EXISTS (SELECT 1 FROM event_callback_stat s WHERE s.event_callback_id = c.id)
      ORDER BY c.disabled_at
