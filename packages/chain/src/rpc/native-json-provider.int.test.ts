@@ -84,9 +84,9 @@ describe("NativeJsonRpcProvider", () => {
     const firstUrl = `http://127.0.0.1:${(first.address() as AddressInfo).port}/`;
     let clock = 0;
     const p = new NativeJsonRpcProvider([firstUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options, () => clock);
+    /** Until the first URL has had `n` requests and the probe among them is over (its answer handled). */
     const probed = async (n: number) => {
-      for (let i = 0; i < 100 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 10));
-      await new Promise((r) => setTimeout(r, 20)); // its answer handled
+      for (let i = 0; i < 500 && (seen.length < n || p.probingPrimary); i++) await new Promise((r) => setTimeout(r, 10));
     };
     try {
       expect(await p.getBlockNumber()).toBeGreaterThanOrEqual(1);

@@ -158,6 +158,10 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
    * meanwhile keep going to the URL that answers, instead of each waiting out the first's time-out.
    */
   private probing = false;
+  /** Whether that background call is out (for tests: its outcome is known once it is not). */
+  get probingPrimary(): boolean {
+    return this.probing;
+  }
   private probePrimary(): void {
     this.probing = true;
     this.chainChecks[0]!.at = -Infinity; // asked afresh
@@ -197,7 +201,9 @@ export class NativeJsonRpcProvider extends JsonRpcProvider {
           if (index === 0) this.primaryFailedAt = this.now();
           continue;
         }
-        if (index !== this.current) this.current = index;
+        // Failed over: the URL that answered is used from now on, unless something else moved the
+        // choice meanwhile (the probe found the first answering again while this request was out).
+        if (index !== first && this.current === first) this.current = index;
         return answer;
       } catch (e) {
         failure ??= e;
