@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Interface, Network, Wallet, isError } from "ethers";
 import { ANVIL_FUNDED_KEY, deployRecorder, startAnvil, type AnvilInstance, type DeployedRecorder } from "@relay/testing";
@@ -18,6 +18,22 @@ describe("NativeJsonRpcProvider", () => {
     recorder.provider.destroy();
   });
   afterAll(() => anvil.stop());
+
+  /** A JSON-RPC endpoint on loopback: `answer` gets each request's body and its response. */
+  const endpoint = async (answer: (body: string, res: ServerResponse) => void): Promise<{ url: string; server: Server }> => {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => answer(Buffer.concat(chunks).toString("utf8"), res));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+  };
+  /** Answers with what anvil answers to the same body. */
+  const forwardToAnvil = (body: string, res: ServerResponse) =>
+    void fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (a) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(await a.text()),
+    );
 
   const provider = (url = anvil.rpcUrl, timeoutMs = 5000) => new NativeJsonRpcProvider(url, timeoutMs, Network.from(anvil.chainId), options);
 
@@ -70,18 +86,11 @@ describe("NativeJsonRpcProvider", () => {
     // The first URL: down (503) until `up`, then anvil's answers; every request body kept.
     let up = false;
     const seen: string[] = [];
-    const first = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        seen.push(body);
-        if (!up) return void res.writeHead(503).end("unavailable");
-        fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (a) => res.writeHead(200, { "content-type": "application/json" }).end(await a.text()));
-      });
+    const { url: firstUrl, server: first } = await endpoint((body, res) => {
+      seen.push(body);
+      if (!up) return void res.writeHead(503).end("unavailable");
+      forwardToAnvil(body, res);
     });
-    await new Promise<void>((r) => first.listen(0, "127.0.0.1", r));
-    const firstUrl = `http://127.0.0.1:${(first.address() as AddressInfo).port}/`;
     let clock = 0;
     const p = new NativeJsonRpcProvider([firstUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options, () => clock);
     /** Until the first URL has had `n` requests and the probe among them is over (its answer handled). */
@@ -135,16 +144,10 @@ describe("NativeJsonRpcProvider", () => {
   });
 
   test("a provider refusing every call itself (a rate limit, -32005) is passed over for the next URL; refused by all, the calls get the refusal", async () => {
-    const limited = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const calls = ([] as { id: unknown }[]).concat(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(calls.map((c) => ({ jsonrpc: "2.0", id: c.id, error: { code: -32005, message: "daily request count exceeded, request rate limited" } }))));
-      });
+    const { url: limitedUrl, server: limited } = await endpoint((body, res) => {
+      const calls = ([] as { id: unknown }[]).concat(JSON.parse(body));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(calls.map((c) => ({ jsonrpc: "2.0", id: c.id, error: { code: -32005, message: "daily request count exceeded, request rate limited" } }))));
     });
-    await new Promise<void>((r) => limited.listen(0, "127.0.0.1", r));
-    const limitedUrl = `http://127.0.0.1:${(limited.address() as AddressInfo).port}/`;
     const p = new NativeJsonRpcProvider([limitedUrl, anvil.rpcUrl], 5000, Network.from(anvil.chainId), options);
     const alone = new NativeJsonRpcProvider([limitedUrl, limitedUrl + "again"], 5000, Network.from(anvil.chainId), options);
     try {
@@ -189,21 +192,15 @@ describe("NativeJsonRpcProvider", () => {
   /** A node that says it serves `chainId()` and forwards every other call to anvil; the methods it was asked. */
   async function otherChain(chainId: () => number) {
     const methods: string[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        const calls = ([] as { id: unknown; method: string }[]).concat(JSON.parse(body));
-        methods.push(...calls.map((c) => c.method));
-        if (calls.length === 1 && calls[0]!.method === "eth_chainId") {
-          return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: calls[0]!.id, result: `0x${chainId().toString(16)}` }));
-        }
-        fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (a) => res.writeHead(200, { "content-type": "application/json" }).end(await a.text()));
-      });
+    const { url, server } = await endpoint((body, res) => {
+      const calls = ([] as { id: unknown; method: string }[]).concat(JSON.parse(body));
+      methods.push(...calls.map((c) => c.method));
+      if (calls.length === 1 && calls[0]!.method === "eth_chainId") {
+        return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: calls[0]!.id, result: `0x${chainId().toString(16)}` }));
+      }
+      forwardToAnvil(body, res);
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, methods, close: () => server.close() };
+    return { url, methods, close: () => server.close() };
   }
 
   test("a URL that answers for another chain is not used: its requests go to the next URL, and the listener is told", async () => {
@@ -253,23 +250,18 @@ describe("NativeJsonRpcProvider", () => {
 
   test("an answer larger than the cap is a transient fault, not a worker out of memory", async () => {
     // Answers eth_chainId, then streams an endless body to anything else.
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        const call = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown; method?: string };
-        if (call.method === "eth_chainId") return void res.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result: `0x${anvil.chainId.toString(16)}` }));
-        const block = Buffer.alloc(1024 * 1024, 0x20);
-        const pump = () => {
-          while (!res.destroyed && res.write(block));
-          if (!res.destroyed) res.once("drain", pump);
-        };
-        res.writeHead(200, { "content-type": "application/json" });
-        pump();
-      });
+    const { url, server } = await endpoint((body, res) => {
+      const call = JSON.parse(body) as { id: unknown; method?: string };
+      if (call.method === "eth_chainId") return void res.end(JSON.stringify({ jsonrpc: "2.0", id: call.id, result: `0x${anvil.chainId.toString(16)}` }));
+      const block = Buffer.alloc(1024 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && res.write(block));
+        if (!res.destroyed) res.once("drain", pump);
+      };
+      res.writeHead(200, { "content-type": "application/json" });
+      pump();
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const p = provider(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 60_000);
+    const p = provider(url, 60_000);
     try {
       const error = await p.getBlockNumber().catch((e: unknown) => e);
       expect(String((error as Error).message)).toMatch(/answer larger than 67108864 bytes/);
