@@ -79,7 +79,9 @@ export async function startChaosRpcProxy(targetUrl: string, rates: ChaosRates, s
         held.add(req.socket); // never answered; dropped on close
         return;
       }
-      if (sends && random() < rates.lost) {
+      // The first broadcast is always lost: with few broadcasts (ethers batches them with other
+      // calls), chance alone left some runs without the fault this scenario is about.
+      if (sends && (counts.lost === 0 || random() < rates.lost)) {
         counts.lost++;
         await forward(body); // the node has it now
         if (random() < 0.5) req.socket.destroy();
