@@ -5,18 +5,12 @@ import { jobCatalog, jobIdOf } from "./catalog";
 import { createRedis, type Redis } from "./connection";
 import { createProducer, type Producer } from "./producer";
 import { RETRY_DELAY_CAP_MS } from "./retry-backoff";
+import { until } from "./until.test-support";
 import { createTypedWorker } from "./worker";
 import type { Worker } from "bullmq";
 
 const logger = createLogger({ name: "long-lived-job-test", level: "silent" });
 
-const until = async (check: () => boolean | Promise<boolean>, what: string, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 /**
  * A transaction's job lives as long as its transaction, hours for some; what BullMQ counts over a

@@ -3,6 +3,7 @@ import { createLogger } from "@relay/core";
 import { deleteRedisKeys, testQueuePrefix } from "@relay/testing";
 import { createRedis, type Redis } from "./connection";
 import { createProducer, type Producer } from "./producer";
+import { until } from "./until.test-support";
 import { createTypedWorker, type Processor } from "./worker";
 import { workerGroup, type WorkerGroup } from "./worker-group";
 
@@ -21,13 +22,6 @@ function gatedProcessor() {
   return { processor, started, release: (id: string) => gates.get(id)?.() };
 }
 
-const until = async (check: () => boolean | Promise<boolean>, what: string) => {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within 15 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe("workerGroup.close: stopping a worker process", () => {
   let redis: Redis;
