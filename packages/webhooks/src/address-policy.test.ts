@@ -64,6 +64,10 @@ describe("refusedRange with private networks allowed", () => {
     ["fd00:ec2:0:0:0:0:0:254", "metadata service"],
     ["100.100.100.200", "metadata service"],
     ["::ffff:100.100.100.200", "metadata service"],
+    // Through a NAT64 gateway (RFC 6052's well-known prefix), as an AAAA record may give it.
+    ["64:ff9b::6464:64c8", "metadata service"],
+    ["64:ff9b::100.100.100.200", "metadata service"],
+    ["64:ff9b::a9fe:a9fe", "linkLocal"],
     ["169.254.169.254", "linkLocal"],
     ["169.254.170.2", "linkLocal"],
   ])("still refuses the cloud metadata service at %s (%s)", (address, why) => {

@@ -15,20 +15,26 @@ const NAT64_PREFIX = ipaddr.parseCIDR("64:ff9b::/96");
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
 
 /**
+ * The host `address` reaches: ::ffff:a.b.c.d and 64:ff9b::a.b.c.d reach an IPv4 host, so they are
+ * judged as that host (the mapped form of a private address is refused, of a public one is not).
+ */
+function reached(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() !== "ipv6") return parsed;
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+  if (v6.match(NAT64_PREFIX)) return ipaddr.fromByteArray(v6.toByteArray().slice(12));
+  return v6;
+}
+
+/**
  * null when `address` is a public unicast IP, otherwise why not (the range's name, e.g.
  * "loopback", "private", "linkLocal"). Only canonical literals count as addresses: the resolver and
  * the URL parser produce those, and ipaddr.js alone would also read forms like `0x7f.1`.
  */
 export function nonPublicRange(address: string): string | null {
   if (isIP(address) === 0) return "not an IP address";
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6") {
-    const v6 = parsed as ipaddr.IPv6;
-    // ::ffff:a.b.c.d and 64:ff9b::a.b.c.d reach an IPv4 host: judge that host, so the mapped form
-    // of a private address is refused and the mapped form of a public one is not.
-    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
-    else if (v6.match(NAT64_PREFIX)) parsed = ipaddr.fromByteArray(v6.toByteArray().slice(12));
-  }
+  const parsed = reached(address);
   const range = parsed.range();
   if (range !== "unicast") return range;
   if (parsed.kind() === "ipv6" && !parsed.match(GLOBAL_UNICAST_V6)) return "not global unicast";
@@ -52,13 +58,6 @@ const PRIVATE_NETWORK_RANGES = new Set(["loopback", "private", "uniqueLocal", "c
  */
 const METADATA_SERVICES = new Set(["fd00:ec2::254", "100.100.100.200"]);
 
-/** `address` in the form the set above is written in (IPv4, or compressed IPv6, mapped forms unwrapped). */
-function normalised(address: string): string {
-  const parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().toString();
-  return parsed.toString();
-}
-
 /**
  * null when a webhook may go to `address`, otherwise why not: public unicast only, or with
  * `allowPrivateNetworks` also loopback and private networks (never link-local or metadata).
@@ -66,5 +65,6 @@ function normalised(address: string): string {
 export function refusedRange(address: string, allowPrivateNetworks: boolean): string | null {
   const range = nonPublicRange(address);
   if (range === null || !allowPrivateNetworks || !PRIVATE_NETWORK_RANGES.has(range)) return range;
-  return METADATA_SERVICES.has(normalised(address)) ? "metadata service" : null;
+  // Judged by the host reached, as the range is: the NAT64 form of Alibaba's service is that service.
+  return METADATA_SERVICES.has(reached(address).toString()) ? "metadata service" : null;
 }
