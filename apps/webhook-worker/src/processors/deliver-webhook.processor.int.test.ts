@@ -136,4 +136,59 @@ describe("deliverWebhook processor", () => {
       receiver.close();
     }
   });
+
+  test("a 410 whose stats entry cannot be written leaves the registration active, and its retry disables it with the 410 recorded", async () => {
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(410).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    try {
+      const [older, younger] = await twoEventsOfOneTransaction(keyring, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      // The pool fails the first statement that records an attempt, on a connection of its own or
+      // not (as Postgres does when it goes away at that moment); everything else goes through.
+      let failures = 1;
+      const failOnce = <Q extends (...args: never[]) => unknown>(query: Q): Q =>
+        ((config: unknown, ...rest: never[]) => {
+          const text = typeof config === "string" ? config : (config as { text: string }).text;
+          if (failures > 0 && text.includes("INSERT INTO event_callback_stat")) {
+            failures--;
+            return Promise.reject(new Error("connection lost"));
+          }
+          return query(config as never, ...rest);
+        }) as unknown as Q;
+      const flaky = {
+        query: failOnce(b.pool.query.bind(b.pool)),
+        connect: async () => {
+          const client = await b.pool.connect();
+          client.query = failOnce(client.query.bind(client));
+          return client;
+        },
+      } as unknown as typeof b.pool;
+      const deliver = createDeliverWebhookProcessor({
+        deliveries: createWebhookDeliveryRepository(flaky),
+        callbacks: createEventCallbackRepository({ sql: flaky, db: b.db }),
+        http,
+        keyring,
+        retryScheduleMs: SCHEDULE,
+        now: () => now,
+      });
+      now = Date.now() + 1000;
+
+      await expect(deliver({ v: 1, deliveryId: older.id }, context)).rejects.toThrow("connection lost");
+      const registrationOf = async () =>
+        (await b.pool.query(`SELECT disabled_at AS "disabledAt" FROM event_callback WHERE id = $1`, [older.eventCallbackId])).rows[0] as { disabledAt: Date | null };
+      expect((await registrationOf()).disabledAt).toBeNull();
+
+      // The job's retry sends again, hears 410 again, and this time both are written.
+      expect(await deliver({ v: 1, deliveryId: older.id }, context)).toEqual({ status: "ABANDONED" });
+      expect((await registrationOf()).disabledAt).not.toBeNull();
+      expect((await statsOf(older.id)).map((s) => s.responseStatus)).toEqual([410]);
+      const statusOf = async (id: string) => (await b.pool.query(`SELECT status FROM webhook_delivery WHERE id = $1`, [id])).rows[0]?.status;
+      expect(await statusOf(older.id)).toBe("ABANDONED");
+      expect(await statusOf(younger.id)).toBe("ABANDONED");
+    } finally {
+      receiver.close();
+    }
+  });
 });

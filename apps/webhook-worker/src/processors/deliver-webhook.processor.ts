@@ -8,7 +8,7 @@ import { nextDelayMs } from "../retry-schedule";
 
 export interface DeliverWebhookDeps {
   deliveries: WebhookDeliveryRepository;
-  callbacks: Pick<EventCallbackRepository, "disable">;
+  callbacks: Pick<EventCallbackRepository, "disableAsGone">;
   http: Pick<SafeHttpClient, "post">;
   keyring: Kek;
   retryScheduleMs: readonly number[];
@@ -80,10 +80,14 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
       return { status: "DELIVERED" };
     }
     if (result.status === 410) {
-      // Disable first: that abandons every PENDING delivery to it in one statement. Marking this one
-      // ABANDONED first would release a younger delivery it holds back, which could still be sent.
-      await deps.callbacks.disable(registration.id, "the receiver answered 410 Gone");
-      await deps.deliveries.recordAttempt(delivery.id, { responseStatus: 410, data: dataOf(result), next: { status: "ABANDONED" } });
+      // The registration is disabled with every PENDING delivery to it, this one included, and the
+      // attempt recorded, all at once: marking this one ABANDONED alone first would release a younger
+      // delivery it holds back, which could still be sent.
+      await deps.callbacks.disableAsGone(registration.id, "the receiver answered 410 Gone", delivery.id, {
+        responseStatus: 410,
+        data: dataOf(result),
+        next: { status: "ABANDONED" },
+      });
       logger.warn(fieldsOf(result), "receiver answered 410: registration disabled");
       return { status: "ABANDONED" };
     }

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@relay/core";
 import type { Database, SqlPool } from "../client";
+import { inTransaction } from "../in-transaction";
+import { createWebhookDeliveryRepository, type AttemptInput } from "./webhook-delivery.repository";
 import { CREATE_CALLBACK, DISABLE_CALLBACK, LOCK_PROJECT, RECENT_STATS } from "./webhook.sql";
 import {
   toStat,
@@ -58,22 +60,12 @@ export function createEventCallbackRepository({ sql, db }: EventCallbackReposito
 
   const insert = async (input: NewEventCallback, maxActive: number | null): Promise<EventCallbackRecord | null> => {
     const id = randomUUID();
-    const client = await sql.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query("BEGIN");
+    return inTransaction(sql, async (client) => {
       await client.query(LOCK_PROJECT, [input.projectId]);
       const params = [id, input.projectId, input.callbackUrl, input.eventType, input.sealSecret(id), maxActive];
       const [created] = (await client.query<EventCallbackRecord>(CREATE_CALLBACK, params)).rows;
-      await client.query("COMMIT");
       return created ?? null;
-    } catch (e) {
-      broken = e as Error;
-      throw e;
-    } finally {
-      // A connection that failed mid-transaction is not given back to the pool.
-      client.release(broken);
-    }
+    });
   };
 
   return {
@@ -114,6 +106,19 @@ export function createEventCallbackRepository({ sql, db }: EventCallbackReposito
      * PENDING ones. False when it is unknown or already disabled (the first reason stays).
      */
     disable: (id: string, reason: string): Promise<boolean> => disable(id, reason, false),
+
+    /**
+     * The receiver of delivery `deliveryId` answered 410 Gone: disables the registration as
+     * `disable` does (its PENDING deliveries, this one among them, ABANDONED) and records that
+     * attempt's stats entry, in one database transaction. Apart, a crash or a failed write between
+     * the two left the registration disabled and the 410 without a stats entry: the job's retry
+     * found the delivery ABANDONED and had nothing to record.
+     */
+    disableAsGone: (id: string, reason: string, deliveryId: string, attempt: AttemptInput): Promise<void> =>
+      inTransaction(sql, async (client) => {
+        await client.query(DISABLE_CALLBACK, [id, reason, false]);
+        await createWebhookDeliveryRepository(client).recordAttempt(deliveryId, attempt);
+      }),
 
     /** Disables the registration as deleted by the project; false when unknown or already deleted. */
     delete: (id: string): Promise<boolean> => disable(id, DELETED_REASON, true),
