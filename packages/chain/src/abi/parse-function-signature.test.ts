@@ -25,6 +25,11 @@ describe("parseFunctionSignature", () => {
       "f(uint256[],bytes32[3],uint8[2][],(uint256)[2])",
     );
     expect(sighash("f(uint a, int b)")).toBe("f(uint256,int256)");
+    // Spaces inside an array size, as ethers reads them.
+    expect(sighash("f(uint8[ 2 ] a, uint8 [ ] b)")).toBe("f(uint8[2],uint8[])");
+    // `$` belongs to an identifier: these are names, not the event keyword.
+    expect(sighash("f(uint256 $indexed, uint256 indexed$)")).toBe("f(uint256,uint256)");
+    expect(sighash("indexed$(uint256 a)")).toBe("indexed$(uint256)");
   });
 
   it("tolerates mutability, visibility, data locations and returns", () => {
@@ -66,6 +71,13 @@ describe("parseFunctionSignature", () => {
       ["f(uint256 a) g(uint256 b)", /not a valid function signature: unexpected tokens/],
       ["f(uint256 a) returns", /it ends where more was expected/],
       ["f(uint256 indexed a)", /"indexed", which only events have/],
+      // Unbalanced brackets, which ethers would read as another array type (another selector).
+      ["f(uint8[[2]] a)", /"\[" at position 7 that does not end an array size/],
+      ["f(uint8[ a)", /"\[" at position 7 that does not end an array size/],
+      ["f(uint8[]] a)", /"\]" without "\[" at position 9/],
+      ["f(uint8[2 a)", /"\[" at position 7/],
+      ["f(uint8] a)", /"\]" without "\[" at position 7/],
+      ["f(uint8[x] a)", /"\[" at position 7/],
       ["f() view payable", /conflicting state mutability: view, payable/],
       ["f() payable nonpayable", /conflicting state mutability/],
       ["f(uint256 a, address a)", /two parameters named "a"/],

@@ -9,6 +9,10 @@ import { ABI_LIMITS } from "./limits";
  */
 const ALLOWED = /^[A-Za-z0-9_$()[\],@ \t\r\n]$/;
 const MUTABILITY = new Set(["pure", "view", "constant", "payable", "nonpayable"]);
+/** An array suffix as ethers reads it: `[]` or `[n]`, spaces allowed inside. */
+const ARRAY_SUFFIX = /\[[ \t\r\n]*[0-9]*[ \t\r\n]*\]/y;
+/** `indexed` as a word of its own: `$` is part of an identifier, so `$indexed` is a name. */
+const INDEXED = /(?<![A-Za-z0-9_$])indexed(?![A-Za-z0-9_$])/;
 
 export function checkSignatureText(text: string): void {
   let depth = 0;
@@ -20,11 +24,20 @@ export function checkSignatureText(text: string): void {
     }
     if (char === "(") maxDepth = Math.max(maxDepth, ++depth);
     if (char === ")" && --depth < 0) throw badRequest(`functionSignature has a ")" without "(" at position ${i}`);
+    // ethers' lexer reads an unbalanced bracket as some other array type (`uint8[[2]]` as
+    // `uint8[][2]`, `uint8[` as `uint8[]`): a call to another selector than the client meant.
+    if (char === "[") {
+      ARRAY_SUFFIX.lastIndex = i;
+      if (!ARRAY_SUFFIX.test(text)) throw badRequest(`functionSignature has a "[" at position ${i} that does not end an array size ("[]" or "[n]")`);
+      i = ARRAY_SUFFIX.lastIndex - 1;
+    } else if (char === "]") {
+      throw badRequest(`functionSignature has a "]" without "[" at position ${i}`);
+    }
   }
   if (depth > 0) throw badRequest(`functionSignature has a "(" that is never closed`);
   if (maxDepth === 0) throw badRequest("functionSignature has no parameter list; expected name(type name, …)");
   // ethers refuses it too, but with an empty message.
-  if (/\bindexed\b/.test(text)) throw badRequest('functionSignature uses "indexed", which only events have');
+  if (INDEXED.test(text)) throw badRequest('functionSignature uses "indexed", which only events have');
   // One level is the parameter list itself.
   if (maxDepth > ABI_LIMITS.depth + 1) {
     throw badRequest(`functionSignature nests tuples deeper than ${ABI_LIMITS.depth} levels`);
