@@ -63,6 +63,19 @@ describe("POST /wallet/project/:projectId/personalSign", () => {
     expect(await read.json()).toMatchObject({ signatureId, status: "SIGNED", message: "idempotent", signature: first.body.signature });
   });
 
+  it("reads a stored signature back with its message exactly as signed, a leading byte-order mark included", async () => {
+    const signer = project.wallets[0]!.address;
+    const message = "\ufeffhello";
+    const signed = await post(h.baseUrl, path(project.projectId), { signerAddress: signer, message }, project.apiKey);
+    expect(signed.status).toBe(200);
+    const read = await fetch(`${h.baseUrl}/wallet/project/${project.projectId}/signatures/${signed.body.signatureId as string}`, {
+      headers: { authorization: `Bearer ${project.apiKey}` },
+    });
+    const body = (await read.json()) as { message: string; signature: string };
+    expect(body.message).toBe(message);
+    expect(verifyMessage(body.message, body.signature)).toBe(signer);
+  });
+
   it("refuses a reused signatureId with another message (400)", async () => {
     const signatureId = randomUUID();
     const signerAddress = project.wallets[0]!.address;

@@ -26,7 +26,8 @@ interface WalletRef {
 
 const MAX_CACHED_WALLETS = 50_000;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// A leading U+FEFF is part of the message that was signed: the default decoder drops it.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * personal_sign: store the request, hand its id to the signing worker, wait for the signature.
