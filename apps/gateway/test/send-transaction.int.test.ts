@@ -93,6 +93,14 @@ describe("sendTransaction to finality on anvil", () => {
     provider.destroy();
   });
 
+  it("makes a call INVALID whose revert reason reads like a node's refusal (insufficient funds, nonce too low), not PAUSED or retried", async () => {
+    for (const reason of ["ERC20: insufficient funds", "Permit: nonce too low"]) {
+      const tx = await sendAndWait({ functionSignature: "revertWith(string reason)", args: { reason } });
+      expect({ reason, status: tx.status, error: tx.error, attempts: tx.attempts, nonce: tx.nonce }).toEqual({ reason, status: "INVALID", error: expect.stringContaining(reason), attempts: [], nonce: null });
+      expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "INVALID"]);
+    }
+  });
+
   it("makes a call that passes simulation but reverts when mined REVERTED", async () => {
     const provider = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     await provider.send("evm_setAutomine", [false]);

@@ -152,6 +152,13 @@ contract Recorder {
         require(false, "always reverts");
     }
 
+    /// Always reverts with Error(string) `reason`: a reason that reads like a node's refusal
+    /// ("insufficient funds", "nonce too low") is still the contract's revert.
+    function revertWith(string calldata reason) external {
+        _neverStored = bytes(reason).length;
+        require(false, reason);
+    }
+
     /// Always reverts with the custom error Failed(code).
     function failWith(uint256 code) external {
         _neverStored = code;

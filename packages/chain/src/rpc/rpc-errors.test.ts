@@ -24,6 +24,27 @@ describe("classifyRpcError", () => {
     expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: -32000, message: "execution reverted" })).kind).toBe("reverted");
   });
 
+  it("calls a revert reverted whatever its reason says: a contract's words are not the node's", () => {
+    for (const reason of ["Insufficient funds", "ERC20: insufficient funds", "Permit: nonce too low", "order already known", "bid underpriced", "invalid chain id", "fee too low"]) {
+      const data = `0x08c379a0${AbiCoder.defaultAbiCoder().encode(["string"], [reason]).slice(2)}`;
+      expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: 3, message: `execution reverted: ${reason}`, data }))).toEqual({ kind: "reverted", reason });
+      // Without revert data, as some providers answer: the node's own wording says it reverted.
+      expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: -32000, message: `execution reverted: ${reason}` })).kind).toBe("reverted");
+    }
+    // The node's own refusal of an unfunded sender is still that, not a revert.
+    const unfunded = { code: -32000, message: "insufficient funds for gas * price + value: address 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 have 0 want 1" };
+    expect(classifyRpcError(rpcErrorOf("eth_estimateGas", unfunded)).kind).toBe("insufficient-funds");
+  });
+
+  it("reads Nethermind's enum-name wording of a broadcast's refusals", () => {
+    const kindOf = (message: string) => classifyRpcError(rpcErrorOf("eth_sendRawTransaction", { code: -32010, message })).kind;
+    expect(kindOf("InsufficientFunds, Account balance: 1, cumulative cost: 2")).toBe("insufficient-funds");
+    expect(kindOf("AlreadyKnown")).toBe("already-known");
+    expect(kindOf("FeeTooLow")).toBe("underpriced");
+    expect(kindOf("FeeTooLowToCompete")).toBe("underpriced");
+    expect(kindOf("NonceTooLow")).toBe("nonce-too-low");
+  });
+
   it("calls a provider's internal error, rate limit or missing header during a simulation transient, not a revert", () => {
     for (const error of [
       { code: -32603, message: "internal error" },

@@ -1,4 +1,4 @@
-import { isError } from "ethers";
+import { AbiCoder, isError } from "ethers";
 import { toError } from "@relay/core";
 
 /**
@@ -20,7 +20,7 @@ export type RpcRefusal =
  * "fee cap less than block base fee"), or not enough above the transaction it would replace. New
  * bytes with higher fees at the same nonce are the answer; the same bytes never will be.
  */
-const UNDERPRICED = /underpriced|less than block base fee|fee ?cap (too low|less than)|max fee per gas less than|gas price too low|fee too low/;
+const UNDERPRICED = /underpriced|less than block base fee|fee ?cap (too low|less than)|max fee per gas less than|gas price too low|fee ?too ?low/;
 
 /**
  * A node's refusal of signed bytes that no retry of them, and no higher fee, changes: a gas limit
@@ -39,14 +39,38 @@ const messageOf = (e: unknown): string => {
   return [error.info?.error?.message, error.shortMessage, error.message].filter(Boolean).join(" | ");
 };
 
+/**
+ * A call the EVM ran and that reverted: revert data, JSON-RPC code 3 (geth's and anvil's
+ * "execution reverted"), or a node message that starts so. Decided before any wording below is
+ * looked at: a revert's reason is the contract's own text ("ERC20: insufficient funds", "Permit:
+ * nonce too low") and says nothing about the node, the wallet or the fees.
+ */
+function isRevert(e: unknown): boolean {
+  if (isError(e, "CALL_EXCEPTION") && e.data && e.data !== "0x") return true;
+  // Read from the node's answer, not from ethers' code: ethers itself maps a simulation by its
+  // wording, so a revert whose reason says "nonce too low" comes as NONCE_EXPIRED.
+  const rpc = nodeErrorOf(e);
+  return rpc?.code === 3 || (typeof rpc?.message === "string" && REVERTED.test(rpc.message));
+}
+
+const REVERTED = /^\s*execution reverted\b:?\s*/i;
+
+/** The JSON-RPC error object the node answered, as ethers keeps it (`info.error`). */
+const nodeErrorOf = (e: unknown): { code?: unknown; message?: unknown; data?: unknown } | undefined =>
+  (e as { info?: { error?: { code?: unknown; message?: unknown; data?: unknown } } } | null)?.info?.error;
+
 export function classifyRpcError(e: unknown): RpcRefusal {
   const message = messageOf(e);
+  if (isRevert(e)) return { kind: "reverted", reason: revertReason(e, message) };
+  // Nethermind before 1.31 words refusals as its enum names ("InsufficientFunds, Account balance:
+  // …", "AlreadyKnown", "FeeTooLow"): spaces are dropped before these look-ups.
   const lower = message.toLowerCase();
-  if (isError(e, "INSUFFICIENT_FUNDS") || lower.includes("insufficient funds")) return { kind: "insufficient-funds", message };
-  if (isError(e, "NONCE_EXPIRED") || lower.includes("nonce too low") || lower.includes("nonce has already been used")) {
+  const words = lower.replace(/[\s_]+/g, "");
+  if (isError(e, "INSUFFICIENT_FUNDS") || words.includes("insufficientfunds")) return { kind: "insufficient-funds", message };
+  if (isError(e, "NONCE_EXPIRED") || words.includes("noncetoolow") || lower.includes("nonce has already been used")) {
     return { kind: "nonce-too-low", message };
   }
-  if (lower.includes("already known") || lower.includes("known transaction") || lower.includes("already imported")) {
+  if (words.includes("alreadyknown") || lower.includes("known transaction") || lower.includes("already imported")) {
     return { kind: "already-known", message };
   }
   if (isError(e, "REPLACEMENT_UNDERPRICED") || UNDERPRICED.test(lower)) return { kind: "underpriced", message };
@@ -84,5 +108,12 @@ function revertReason(e: unknown, message: string): string {
     if (e.data && e.data !== "0x") return `reverted with custom error data ${e.data.slice(0, 202)}`;
     return "execution reverted without a reason";
   }
+  // A revert ethers gave another code (see isRevert): its data decoded as ethers decodes a
+  // simulation's, else the node's words after "execution reverted".
+  const rpc = nodeErrorOf(e);
+  if (typeof rpc?.data === "string" && rpc.data !== "0x") {
+    return revertReason(AbiCoder.getBuiltinCallException("estimateGas", {}, rpc.data), message);
+  }
+  if (typeof rpc?.message === "string" && REVERTED.test(rpc.message)) return rpc.message.replace(REVERTED, "") || "execution reverted without a reason";
   return message;
 }
