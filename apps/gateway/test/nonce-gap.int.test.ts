@@ -1,6 +1,6 @@
 import { JsonRpcProvider, keccak256, parseUnits, toBeHex, Wallet, type Contract } from "ethers";
 import { createNonceFillerRepository, createPool, createTransactionRepository } from "@relay/db";
-import { createProjectFixture, deployRecorder, startAnvil, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
+import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 import { abandonNextNonce } from "./abandoned-nonce";
 import { addChain, fund, waitForStatus } from "@relay/testing";
@@ -49,6 +49,49 @@ describe("a nonce abandoned by a failed transaction", () => {
     expect(mined).toMatchObject({ from: wallet, to: wallet, value: 0n, nonce: 0 });
     expect((await recorder.provider.getTransactionReceipt(filler.hash))?.status).toBe(1);
     await pool.end();
+  });
+
+  it("is filled also on a node whose pending nonce counts every pooled transaction, gaps included (Besu)", async () => {
+    const besuLike = await startAnvil({ chainId: 31_079 });
+    // Besu answers the pending nonce as the highest nonce in its pool plus one, whatever gap lies
+    // below it (besu-eth/besu#9529): with the wallet's next transaction waiting behind the gap,
+    // that is past the abandoned nonce.
+    const pooledNonces = async (address: string): Promise<number[]> => {
+      const res = await fetch(besuLike.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "txpool_content", params: [] }) });
+      const pool = ((await res.json()) as { result: Record<"pending" | "queued", Record<string, Record<string, unknown>>> }).result;
+      const ofAddress = (part: Record<string, Record<string, unknown>>) => Object.entries(part).find(([a]) => a.toLowerCase() === address.toLowerCase())?.[1] ?? {};
+      return [...Object.keys(ofAddress(pool.pending)), ...Object.keys(ofAddress(pool.queued))].map(Number);
+    };
+    const interceptor = await startRpcInterceptor(besuLike.rpcUrl, async (call) => {
+      if (call.method !== "eth_getTransactionCount" || call.params[1] !== "pending") return undefined;
+      const nonces = await pooledNonces(call.params[0] as string);
+      return nonces.length > 0 ? { result: toBeHex(Math.max(...nonces) + 1) } : undefined;
+    });
+    const pool = createPool({ url: testDatabaseUrl() });
+    try {
+      const besuRecorder = await deployRecorder(besuLike.rpcUrl);
+      besuRecorder.provider.destroy();
+      await addChain(h.db, { ...besuLike, rpcUrl: interceptor.url }, { stuckAfterSeconds: 1 });
+      const owner = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+      const wallet = owner.wallets[0]!.address;
+      await fund(besuLike.rpcUrl, [wallet]);
+      const transactions = createTransactionRepository({ sql: pool, db: h.db });
+      expect(await abandonNextNonce(transactions, { projectId: owner.projectId, chainId: besuLike.chainId, contractAddress: besuRecorder.address, address: wallet })).toBe(0n);
+
+      const res = await post(
+        h.baseUrl,
+        "/transact/sendTransaction",
+        { projectId: owner.projectId, chainId: besuLike.chainId, contractAddress: besuRecorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
+        owner.apiKey,
+      );
+      const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, res.body.transactionId as string, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 20_000);
+      expect(tx).toMatchObject({ status: "CONFIRMED", nonce: "1" });
+      expect((await pool.query(`SELECT 1 FROM nonce_filler WHERE address = $1 AND nonce = 0`, [wallet])).rowCount).toBe(1);
+    } finally {
+      await pool.end();
+      await interceptor.close();
+      await besuLike.stop();
+    }
   });
 
   it("leaves a nonce to a transaction sent with the key outside the relay that waits for it in the node's pool", async () => {

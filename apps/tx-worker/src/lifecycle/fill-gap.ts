@@ -63,10 +63,13 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
     return { chainId: chain.chainId, address, nonce, hash: keccak256(raw), rawTransaction: Buffer.from(raw.slice(2), "hex") };
   };
   const stored = await deps.fillers.find(chain.chainId, address, nonce);
-  if (!stored && BigInt(await provider.getTransactionCount(address, "pending")) > nonce) {
-    // The node's pool already holds a transaction at this nonce, and it is not a filler of ours:
-    // one sent with the key outside the relay (the counter was raised past it). It will use the
-    // nonce; a filler priced above it would replace it.
+  if (!stored && holder === null && BigInt(await provider.getTransactionCount(address, "pending")) > nonce) {
+    // A nonce no transaction of ours holds is one the counter was raised past, for a transaction
+    // sent with the key outside the relay: the node's pool holds it, and it will use the nonce (a
+    // filler priced above it would replace it). Not asked for a nonce one of ours abandoned:
+    // nothing outside was sent at it, and nodes that count every pooled nonce, gaps included
+    // (Besu, Erigon), answer past it whenever our later transactions wait in their pool: the gap
+    // was then never filled, and the wallet waited behind it for good.
     logger.warn({ address, nonce: nonce.toString(), holder }, "a transaction from outside the relay waits at this nonce: not filled");
     return false;
   }
