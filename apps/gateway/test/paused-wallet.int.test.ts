@@ -1,7 +1,7 @@
-import { parseEther, toBeHex, type JsonRpcProvider } from "ethers";
+import { parseEther, toBeHex, Transaction, type JsonRpcProvider } from "ethers";
 import { createProjectFixture, startRecorderChain, type AnvilInstance, type DeployedRecorder, type ProjectFixture, type RecorderChain } from "@relay/testing";
 import { sendTransaction, startHarness, type Harness } from "./harness";
-import { addChain, readTransaction, waitForStatus } from "@relay/testing";
+import { addChain, readTransaction, startRpcInterceptor, waitForStatus } from "@relay/testing";
 
 describe("a wallet that cannot pay", () => {
   let h: Harness;
@@ -70,5 +70,47 @@ describe("a wallet that cannot pay", () => {
     expect(await recorder.contract.getFunction("docVersion")(5)).toBe(2n);
     // Each retry of the paused send checked again; the wallet stayed low, so still one event.
     expect(await lowEvents()).toHaveLength(1);
+  });
+
+  it("stays PAUSED, without moving back and forth, while the node wants more than the wallet's gas and value (an L2's L1 data fee)", async () => {
+    // A node that, as op-geth does, adds a fee of its own to the cost it checks the balance against.
+    const surcharge = parseEther("0.5");
+    const strict = await startRecorderChain({ chainId: 31_222 });
+    const interceptor = await startRpcInterceptor(strict.anvil.rpcUrl, async (call) => {
+      if (call.method !== "eth_sendRawTransaction") return undefined;
+      const signed = Transaction.from(call.params[0] as string);
+      const cost = signed.gasLimit * (signed.maxFeePerGas ?? signed.gasPrice ?? 0n) + signed.value + surcharge;
+      const balance = await strict.recorder.provider.getBalance(signed.from!);
+      return balance < cost ? { error: { code: -32000, message: `insufficient funds for gas * price + value + l1fee: balance ${balance}, tx cost ${cost}` } } : undefined;
+    });
+    try {
+      await addChain(h.db, { ...strict.anvil, rpcUrl: interceptor.url });
+      const owner = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+      const wallet = owner.wallets[0]!.address;
+      // Enough for the call's gas at any fee this chain asks, not for the node's surcharge.
+      await strict.recorder.provider.send("anvil_setBalance", [wallet, toBeHex(parseEther("0.1"))]);
+      const res = await sendTransaction(h.baseUrl, owner, {
+        chainId: strict.anvil.chainId,
+        contractAddress: strict.recorder.address,
+        functionSignature: "setDoc((uint256 id, (address author, bytes32 tag) meta, string title) doc, uint256 version)",
+        args: { doc: { id: 6, meta: { author: wallet, tag: `0x${"ab".repeat(32)}` }, title: "surcharged" }, version: 3 },
+      });
+      const id = res.body.transactionId as string;
+      const paused = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["PAUSED"]);
+      expect(paused.error).toMatch(/l1fee/);
+
+      // The balance looks enough by the transaction's own gas and fees; the node still refuses.
+      await new Promise((r) => setTimeout(r, 5000));
+      const still = await readTransaction(h.baseUrl, owner.apiKey, owner.projectId, id);
+      expect(still.history.map((c) => c.status)).toEqual(["PENDING", "PAUSED"]);
+
+      await strict.recorder.provider.send("anvil_setBalance", [wallet, toBeHex(parseEther("1"))]);
+      const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 20_000);
+      expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "PAUSED", "PENDING", "SUBMITTED", "CONFIRMED"]);
+      expect(await strict.recorder.contract.getFunction("docVersion")(6)).toBe(3n);
+    } finally {
+      await interceptor.close();
+      await strict.stop();
+    }
   });
 });

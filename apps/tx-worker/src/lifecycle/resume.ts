@@ -1,6 +1,7 @@
 import { maxGasCost } from "@relay/chain";
 import type { TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
+import { broadcast } from "./broadcast";
 import { feesOf } from "./sign-attempt";
 import { walletOrder } from "./wallet-choice";
 import type { StepDeps } from "./deps";
@@ -11,9 +12,10 @@ import type { StepDeps } from "./deps";
  * the project (the PENDING step picks the one that can pay). The need: exact with a signed attempt,
  * the gas limit simulated at the pause at today's fees without one, and above the call's value when
  * not even a simulation could run; the PENDING step simulates again and pauses again if still short.
+ * A signed attempt resumes only once the node takes it.
  */
 export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<RunAgain | "done"> {
-  const { record: chain, view } = await deps.chains.get(tx.chainId);
+  const { record: chain, provider, view } = await deps.chains.get(tx.chainId);
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   const latest = attempts[attempts.length - 1];
   const needed = latest
@@ -24,7 +26,13 @@ export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<Run
   const candidates =
     tx.nonce !== null && tx.fromAddress ? [tx.fromAddress] : walletOrder(await deps.wallets.listByProject(tx.projectId), tx.id).map((w) => w.address);
   for (const address of candidates) {
-    if ((await view.balance(address)) >= needed) return moveToPending(deps, tx);
+    if ((await view.balance(address)) < needed) continue;
+    // The node may ask more than the need reckoned here: OP-stack chains add the L1 data fee,
+    // geth counts the wallet's other queued transactions. A signed attempt is offered to the node
+    // first, so one it refuses for funds stays PAUSED without a move; moved back to PENDING, the
+    // same refusal paused it again at once, two status changes and events every few seconds.
+    if (latest && (await broadcast(provider, latest)).kind === "insufficient-funds") break;
+    return moveToPending(deps, tx);
   }
   return runAgainIn(Math.max(chain.blockTimeMs, 2000));
 }
