@@ -34,6 +34,14 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
   let attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   if (attempts.length === 0) {
     const choice = await chooseSender(view, provider, tx, candidates);
+    if (choice.kind !== "chosen" && (await deps.transactions.attempts(tx.projectId, tx.id)).length > 0) {
+      // Another run of this job (one handed back at shutdown, or taken over after a stall, while
+      // the first still runs) signed and sent the transaction while this one simulated. A revert or
+      // an empty wallet seen now may be that very transaction's doing, mined meanwhile (a one-shot
+      // call, the funds it spent): it is not INVALID, and its attempt is followed on the next run.
+      // Its attempt was stored before it was broadcast, so a simulation that saw it mined finds it.
+      return runAgainIn(0);
+    }
     if (choice.kind === "reverted") {
       await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason: choice.reason });
       return "done";

@@ -17,7 +17,7 @@ import {
   type TransactionRepository,
 } from "@relay/db";
 import { RunAgain, type Job } from "@relay/queue";
-import { createProjectFixture, deployRecorder, startAnvil, testDatabaseUrl, testKek, type AnvilInstance, type DeployedRecorder } from "@relay/testing";
+import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, testDatabaseUrl, testKek, type AnvilInstance, type DeployedRecorder, type RpcAnswer } from "@relay/testing";
 import { createChainDirectory } from "../chain-directory";
 import type { StepDeps } from "../lifecycle/deps";
 import { createProcessTransactionProcessor } from "./process-transaction.processor";
@@ -47,6 +47,13 @@ async function startFlakyProxy(upstream: string) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, failing, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A promise and the function that resolves it. */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 /** A port nothing listens on (taken from the OS, then released). */
@@ -225,6 +232,63 @@ describe("processTransaction processor", () => {
     const error = await createProcessTransactionProcessor(deps)(tx.payload, context).catch((e: unknown) => e);
     expect(isAppError(error) && error.retryable).toBe(true);
     expect((await transactions.findById(tx.projectId, tx.transactionId))!.status).toBe("SUBMITTED");
+  });
+
+  it("a second run of the job that sees the first run's transaction mined as a revert does not make it INVALID", async () => {
+    // Another node, behind a proxy that holds the first simulation (run B's) until released, and
+    // the answer to the broadcast (run A's, mined at once) until released.
+    const held = await startAnvil({ chainId: 31_244 });
+    const heldRecorder = await deployRecorder(held.rpcUrl);
+    const gates = { simulation: deferred(), simulationSeen: deferred(), answer: deferred(), broadcastSeen: deferred() };
+    let simulations = 0;
+    const proxy = await startRpcInterceptor(held.rpcUrl, async (call) => {
+      if (call.method === "eth_estimateGas" && simulations++ === 0) {
+        gates.simulationSeen.resolve();
+        await gates.simulation.promise;
+      }
+      if (call.method !== "eth_sendRawTransaction") return undefined;
+      const answer = (await (await fetch(held.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call) })).json()) as RpcAnswer;
+      gates.broadcastSeen.resolve();
+      await gates.answer.promise;
+      return answer;
+    });
+    const chainId = 31_244n;
+    try {
+      await addChain(chainId, proxy.url);
+      const project = await createProjectFixture(db, kek, { wallets: 1 });
+      const address = project.wallets[0]!.address;
+      await heldRecorder.provider.send("anvil_setBalance", [address, toBeHex(parseEther("10"))]);
+      const call = parseFunctionSignature("revertsWhenMined(uint256 x)");
+      const { calldata } = encodeCall(call, { x: 1 });
+      const id = randomUUID();
+      await transactions.create({ projectId: project.projectId, id, chainId, contractAddress: heldRecorder.address, functionSignature: call.format("full"), args: ["1"], calldata: Buffer.from(calldata.slice(2), "hex") });
+      const payload = { v: 1 as const, projectId: project.projectId, transactionId: id };
+      const process = createProcessTransactionProcessor(deps);
+
+      const runB = process(payload, context); // reads no attempt, then simulates: held
+      await gates.simulationSeen.promise;
+      const runA = process(payload, context); // simulates, binds the nonce, signs, stores, broadcasts: mined, answer held
+      await gates.broadcastSeen.promise;
+      // The mined call changed what B's simulation sees: it reverts now.
+      await heldRecorder.provider.send("anvil_setStorageAt", [heldRecorder.address, "0x0", toBeHex(1, 32)]);
+      gates.simulation.resolve();
+      await runB;
+      gates.answer.resolve();
+      await runA;
+
+      let result: unknown;
+      for (let i = 0; i < 10 && !(result && typeof result === "object" && "status" in result); i++) result = await process(payload, context);
+      expect(result).toEqual({ status: "CONFIRMED" });
+      const [attempt] = await transactions.attempts(project.projectId, id);
+      expect((await heldRecorder.provider.getTransactionReceipt(attempt!.hash))?.status).toBe(1);
+      expect((await transactions.history(project.projectId, id)).map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    } finally {
+      gates.simulation.resolve();
+      gates.answer.resolve();
+      heldRecorder.provider.destroy();
+      await proxy.close();
+      await held.stop();
+    }
   });
 
   it("a key this replica cannot open (wrong key-encryption key) is retried, not FAILED: another replica, or this one fixed, can sign", async () => {

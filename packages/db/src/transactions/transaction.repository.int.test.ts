@@ -366,6 +366,22 @@ describe("move", () => {
     expect(await error()).toBe("execution reverted: Ownable");
   });
 
+  test("a move naming another wallet than the one the bound nonce belongs to, without a nonce, changes nothing", async () => {
+    const twoWallets = await createFixture(ctx.pool, 2);
+    const [bound, other] = twoWallets.wallets as [string, string];
+    const input = newTransaction(twoWallets);
+    await repository.create(input);
+    // Decided on a read from before the binding: the transaction was unbound, `other` was preferred.
+    await repository.allocateNonce({ projectId: twoWallets.projectId, transactionId: input.id, address: bound, chainPendingNonce: 0n });
+
+    expect(await repository.move(twoWallets.projectId, input.id, { from: "PENDING", to: "PAUSED", reason: "cannot pay", set: { fromAddress: other } })).toBe(false);
+    expect(await repository.findById(twoWallets.projectId, input.id)).toMatchObject({ status: "PENDING", fromAddress: bound, nonce: 0n });
+
+    // Its own wallet, or a wallet with its nonce, moves it.
+    expect(await repository.move(twoWallets.projectId, input.id, { from: "PENDING", to: "PAUSED", reason: "cannot pay", set: { fromAddress: bound } })).toBe(true);
+    expect(await repository.findById(twoWallets.projectId, input.id)).toMatchObject({ status: "PAUSED", fromAddress: bound, nonce: 0n });
+  });
+
   test("a field set to null is cleared; one left out keeps its value", async () => {
     const id = await created();
     await repository.move(fixture.projectId, id, { from: "PENDING", to: "SUBMITTED", set: { hash: "0x01", gasLimit: 50_000n } });

@@ -41,7 +41,9 @@ export const CREATE_MANY = `
  * clears it, integers as strings), $6 error, $7 reason, $8 event id, $9 the hash of an attempt to
  * mark broadcast with the move (or null). `status = expected` is what lets exactly one of two
  * racing workers move a transaction: a transaction named twice moves once, for one of the two
- * (the one whose event id comes back). Returns the moved transactions' keys and event ids.
+ * (the one whose event id comes back). A move that names another wallet than the one a bound nonce
+ * belongs to, without naming a nonce, does not apply either. Returns the moved transactions' keys
+ * and event ids.
  */
 export const MOVE_MANY = `
   WITH input AS (
@@ -60,6 +62,11 @@ export const MOVE_MANY = `
       updated_at   = now()
     FROM input m
     WHERE t.project_id = m.project_id AND t.id = m.id AND t.status = m.from_status
+      -- A nonce stays with the wallet it was bound to: a move naming another wallet without a
+      -- nonce was decided on a read from before the binding (another run of the same job bound
+      -- it since), and would leave the row claiming that nonce for a wallet that never used it.
+      AND NOT (m.fields ? 'fromAddress' AND NOT m.fields ? 'nonce' AND t.nonce IS NOT NULL
+               AND t.from_address IS DISTINCT FROM m.fields ->> 'fromAddress')
     RETURNING ${TRANSACTION_COLUMNS},
               t.updated_at AS "changedAt", m.from_status AS "previousStatus", m.reason AS reason,
               m.event_id AS "eventId", m.broadcast_hash AS "broadcastHash"
