@@ -39,6 +39,8 @@ export interface WebhookWorkerDeps {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** DNS servers for callback hosts; the system's when absent or empty. */
+  dnsServers?: readonly string[];
   /** Job latency and delivery attempts are recorded here when given (docs/metrics.md). */
   metricsRegistry?: Registry;
   /** How long a delivery job stays locked to a replica that died before another takes it over (BullMQ's lockDuration). */
@@ -67,6 +69,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
     allowPrivateNetworks: deps.allowPrivateNetworks,
     connectTimeoutMs: deps.connectTimeoutMs,
     totalTimeoutMs: deps.totalTimeoutMs,
+    dnsServers: deps.dnsServers,
   });
   const settings = {
     connection: deps.redis,

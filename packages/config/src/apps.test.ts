@@ -97,6 +97,20 @@ describe("configuration", () => {
     }
   });
 
+  test("WEBHOOK_DNS_SERVERS names the DNS servers of callback hosts: IP addresses with optional ports; none means the system's", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).dnsServers).toEqual([]);
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_DNS_SERVERS: "1.1.1.1, 8.8.8.8:53,[2606:4700::1111]:53,2001:4860:4860::8888" }).dnsServers).toEqual([
+      "1.1.1.1",
+      "8.8.8.8:53",
+      "[2606:4700::1111]:53",
+      "2001:4860:4860::8888",
+    ]);
+    for (const bad of ["dns.google", "1.1.1.1;rm", "https://1.1.1.1"]) {
+      expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_DNS_SERVERS: bad })).toThrow(/WEBHOOK_DNS_SERVERS.*comma-separated list of IP addresses/);
+    }
+  });
+
   it("accepts a hash-tagged queue prefix for Redis Cluster", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY, QUEUE_PREFIX: "{relay}" }).queuePrefix).toBe("{relay}");

@@ -166,6 +166,12 @@ const webhookWorkerSchema = z.object({
     .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
   WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
+  /** Comma-separated DNS servers for callback hosts (`1.1.1.1,[2606:4700::1111]:53`); the system's when unset. */
+  WEBHOOK_DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean))
+    .refine((servers) => servers.every((s) => /^(?:\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|\[[0-9a-fA-F:.]+\](?::\d{1,5})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]+)$/.test(s)), "must be a comma-separated list of IP addresses, each with an optional :port (IPv6 in brackets when it has one)"),
   /** Like TX_JOB_LOCK_MS: how long a delivery stays locked to a replica that died. */
   WEBHOOK_JOB_LOCK_MS: jobLockMs,
   WEBHOOK_RECONCILE_AFTER_MS: reconcileAfterMs,
@@ -185,6 +191,8 @@ export interface WebhookWorkerConfig extends WorkerCommonConfig {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** DNS servers for callback hosts; empty for the system's. */
+  dnsServers: readonly string[];
   jobLockMs: number;
   /** A PENDING delivery overdue by this long is checked for a live job (and revived without one). */
   reconcileAfterMs: number;
@@ -203,6 +211,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
+    dnsServers: Object.freeze(v.WEBHOOK_DNS_SERVERS),
     jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
     reconcileAfterMs: v.WEBHOOK_RECONCILE_AFTER_MS,
     historyRetentionMs: v.WEBHOOK_HISTORY_RETENTION_DAYS === 0 ? null : v.WEBHOOK_HISTORY_RETENTION_DAYS * 24 * 3600_000,

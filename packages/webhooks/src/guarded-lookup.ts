@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { refusedRange } from "./address-policy";
 
@@ -28,7 +27,7 @@ export class RefusedAddressError extends Error {
  * happy-eyeballs connect asks for), one refused address refuses them all: a name that mixes public
  * and private answers is not a receiver we want to reach by luck of ordering.
  */
-export function guardedLookup(base: LookupFunction = dnsLookup as LookupFunction, allowPrivateNetworks = false): LookupFunction {
+export function guardedLookup(base: LookupFunction, allowPrivateNetworks = false): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, options, (err, address, family) => {
       if (err) return callback(err, address, family);

@@ -1,3 +1,4 @@
+import dgram from "node:dgram";
 import http from "node:http";
 import net, { type LookupFunction } from "node:net";
 
@@ -95,4 +96,71 @@ export function forbidSocketConnects(): { attempts: () => number; restore: () =>
     throw new Error("this test forbids opening a connection");
   }) as never);
   return { attempts: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
+}
+
+export interface LocalDnsServer {
+  /** `127.0.0.1:<port>`, as a resolver's server list takes it. */
+  address: string;
+  /** Names asked for, with their query type (A, AAAA). */
+  queries: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A DNS server on 127.0.0.1 (UDP) that answers A and AAAA queries from `records` (name → IPv4
+ * and IPv6 addresses), no data for a known name without the asked family, NXDOMAIN otherwise; a
+ * name in `silent` gets no answer at all (a name server that never answers).
+ */
+export async function startDnsServer(records: Record<string, string[]>, silent: string[] = []): Promise<LocalDnsServer> {
+  const socket = dgram.createSocket("udp4");
+  const queries: string[] = [];
+  socket.on("message", (query, peer) => {
+    // Header (12 bytes), then the question: labels, type, class.
+    const labels: string[] = [];
+    let at = 12;
+    while (query[at]! > 0) {
+      labels.push(query.subarray(at + 1, at + 1 + query[at]!).toString("ascii"));
+      at += query[at]! + 1;
+    }
+    const question = query.subarray(12, at + 5);
+    const type = query.readUInt16BE(at + 1);
+    const name = labels.join(".").toLowerCase();
+    queries.push(`${name} ${type === 28 ? "AAAA" : type === 1 ? "A" : type}`);
+    if (silent.includes(name)) return;
+    const known = records[name];
+    const family = type === 28 ? 6 : type === 1 ? 4 : 0;
+    const answers = (known ?? []).filter((a) => net.isIP(a) === family);
+    const header = Buffer.alloc(12);
+    header.writeUInt16BE(query.readUInt16BE(0), 0);
+    header.writeUInt16BE(known ? 0x8180 : 0x8183, 2); // a response, recursion available; NXDOMAIN for an unknown name
+    header.writeUInt16BE(1, 4);
+    header.writeUInt16BE(answers.length, 6);
+    const records_ = answers.map((address) => {
+      const data = family === 4 ? Buffer.from(address.split(".").map(Number)) : Buffer.from(new Uint8Array(ipv6Bytes(address)));
+      const rr = Buffer.alloc(12);
+      rr.writeUInt16BE(0xc00c, 0); // the question's name
+      rr.writeUInt16BE(type, 2);
+      rr.writeUInt16BE(1, 4); // IN
+      rr.writeUInt32BE(60, 6);
+      rr.writeUInt16BE(data.length, 10);
+      return Buffer.concat([rr, data]);
+    });
+    socket.send(Buffer.concat([header, question, ...records_]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
+  return {
+    address: `127.0.0.1:${socket.address().port}`,
+    queries,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}
+
+/** The 16 bytes of an IPv6 address in text form (`::1`, `fd00::5`). */
+function ipv6Bytes(address: string): number[] {
+  const [head, tail] = address.split("::") as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(":").map((g) => parseInt(g, 16)) : []);
+  const front = groups(head);
+  const back = groups(tail);
+  const all = [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  return all.flatMap((g) => [g >> 8, g & 0xff]);
 }

@@ -4,6 +4,7 @@ import type { LookupFunction } from "node:net";
 import { refusedRange } from "./address-policy";
 import { guardedLookup } from "./guarded-lookup";
 import { hostAddress, parseHttpUrl } from "./http-url";
+import { resolverLookup } from "./resolver-lookup";
 import { classifyFailure, type RequestPhase, type SafeHttpFailure, type SafeHttpFailureKind } from "./safe-http-failure";
 
 export interface SafeHttpOptions {
@@ -14,7 +15,12 @@ export interface SafeHttpOptions {
   /** From the start until the response's status line and headers have arrived, and the body is read. */
   totalTimeoutMs?: number;
   maxResponseBytes?: number;
-  /** Resolves names instead of the system resolver (tests answer without any packet leaving). */
+  /**
+   * DNS servers that resolve callback hosts (`1.1.1.1`, `[2606:4700::1111]:53`); the system's when
+   * absent. Names are resolved asynchronously, never on libuv's thread pool (resolver-lookup.ts).
+   */
+  dnsServers?: readonly string[] | undefined;
+  /** Resolves names instead of DNS (tests answer without any packet leaving). */
   lookup?: LookupFunction;
 }
 
@@ -60,11 +66,14 @@ const failure = (started: number, cause: { error: SafeHttpFailureKind; message: 
 });
 
 export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
+  // A query is sent twice within the connect time-out, which bounds the whole look-up anyway.
+  const resolve = options.lookup ?? resolverLookup({ servers: options.dnsServers, queryTimeoutMs: Math.max(250, Math.floor(connectTimeoutMs / 2)) });
   const settings = {
-    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    connectTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs ?? 10_000,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
-    lookup: guardedLookup(options.lookup, options.allowPrivateNetworks),
+    lookup: guardedLookup(resolve, options.allowPrivateNetworks),
   };
   // Connections are kept between deliveries to the same receiver: a new TCP (and TLS) connection
   // per delivery was a fifth of the worker's CPU under load. Only the guarded lookup opens them, so
