@@ -1,7 +1,7 @@
 import { JsonRpcProvider, keccak256, parseUnits, toBeHex, Wallet, type Contract } from "ethers";
 import { createNonceFillerRepository, createPool, createTransactionRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
-import { post, startHarness, type Harness } from "./harness";
+import { post, sendTransaction, startHarness, type Harness } from "./harness";
 import { abandonNextNonce } from "./abandoned-nonce";
 import { addChain, fund, waitForStatus } from "@relay/testing";
 
@@ -78,12 +78,7 @@ describe("a nonce abandoned by a failed transaction", () => {
       const transactions = createTransactionRepository({ sql: pool, db: h.db });
       expect(await abandonNextNonce(transactions, { projectId: owner.projectId, chainId: besuLike.chainId, contractAddress: besuRecorder.address, address: wallet })).toBe(0n);
 
-      const res = await post(
-        h.baseUrl,
-        "/transact/sendTransaction",
-        { projectId: owner.projectId, chainId: besuLike.chainId, contractAddress: besuRecorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } },
-        owner.apiKey,
-      );
+      const res = await sendTransaction(h.baseUrl, owner, { chainId: besuLike.chainId, contractAddress: besuRecorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } });
       const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, res.body.transactionId as string, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 20_000);
       expect(tx).toMatchObject({ status: "CONFIRMED", nonce: "1" });
       expect((await pool.query(`SELECT 1 FROM nonce_filler WHERE address = $1 AND nonce = 0`, [wallet])).rowCount).toBe(1);
