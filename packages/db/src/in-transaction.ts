@@ -3,8 +3,9 @@ import type { SqlPool } from "./client";
 
 /**
  * Runs `work` on one connection of `pool` between BEGIN and COMMIT: its statements commit together
- * or not at all (ROLLBACK when `work` throws, and then its error). A connection whose transaction
- * failed is not given back to the pool, so a broken session is never reused.
+ * or not at all. When `work` (or the COMMIT) throws, the connection is closed instead of given back
+ * to the pool, which rolls the transaction back and never reuses a broken session; the error is
+ * rethrown.
  */
 export async function inTransaction<T>(pool: SqlPool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
