@@ -106,7 +106,7 @@ describe("configuration", () => {
       "[2606:4700::1111]:53",
       "2001:4860:4860::8888",
     ]);
-    for (const bad of ["dns.google", "1.1.1.1;rm", "https://1.1.1.1"]) {
+    for (const bad of ["dns.google", "1.1.1.1;rm", "https://1.1.1.1", "999.1.1.1", "1.1.1.1:70000", "[1.1.1.1]:53x"]) {
       expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_DNS_SERVERS: bad })).toThrow(/WEBHOOK_DNS_SERVERS.*comma-separated list of IP addresses/);
     }
   });

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { parseEnv, type Env } from "./load";
 import {
@@ -152,6 +153,13 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
  */
 const reconcileAfterMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(60_000);
 
+/** A DNS server as Node's resolver takes it: `1.1.1.1`, `1.1.1.1:53`, `2606:4700::1111`, `[2606:4700::1111]:53`. */
+function isDnsServer(server: string): boolean {
+  const withPort = /^\[(.+)\]:(\d{1,5})$/.exec(server) ?? /^([^:]+):(\d{1,5})$/.exec(server);
+  const [address, port] = withPort ? [withPort[1]!, Number(withPort[2])] : [server, 53];
+  return isIP(address) !== 0 && port > 0 && port < 65_536;
+}
+
 const DEFAULT_RETRY_SCHEDULE = "5s,30s,2m,5m,15m,30m,1h,2h,4h,8h,8h";
 
 const webhookWorkerSchema = z.object({
@@ -171,7 +179,7 @@ const webhookWorkerSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean))
-    .refine((servers) => servers.every((s) => /^(?:\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|\[[0-9a-fA-F:.]+\](?::\d{1,5})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]+)$/.test(s)), "must be a comma-separated list of IP addresses, each with an optional :port (IPv6 in brackets when it has one)"),
+    .refine((servers) => servers.every(isDnsServer), "must be a comma-separated list of IP addresses, each with an optional :port (IPv6 in brackets when it has one)"),
   /** Like TX_JOB_LOCK_MS: how long a delivery stays locked to a replica that died. */
   WEBHOOK_JOB_LOCK_MS: jobLockMs,
   WEBHOOK_RECONCILE_AFTER_MS: reconcileAfterMs,

@@ -135,7 +135,7 @@ export async function startDnsServer(records: Record<string, string[]>, silent: 
     header.writeUInt16BE(known ? 0x8180 : 0x8183, 2); // a response, recursion available; NXDOMAIN for an unknown name
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(answers.length, 6);
-    const records_ = answers.map((address) => {
+    const answerRecords = answers.map((address) => {
       const data = family === 4 ? Buffer.from(address.split(".").map(Number)) : Buffer.from(new Uint8Array(ipv6Bytes(address)));
       const rr = Buffer.alloc(12);
       rr.writeUInt16BE(0xc00c, 0); // the question's name
@@ -145,7 +145,7 @@ export async function startDnsServer(records: Record<string, string[]>, silent: 
       rr.writeUInt16BE(data.length, 10);
       return Buffer.concat([rr, data]);
     });
-    socket.send(Buffer.concat([header, question, ...records_]), peer.port, peer.address);
+    socket.send(Buffer.concat([header, question, ...answerRecords]), peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
   return {
