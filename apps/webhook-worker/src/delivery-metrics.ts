@@ -5,12 +5,13 @@ import type { SafeHttpResult } from "@relay/webhooks";
 /**
  * What one delivery attempt came to, for metrics: `delivered` (2xx), `gone` (410: registration
  * disabled), `failed_status` (any other HTTP status), `network_error` (no response: DNS, connect,
- * TLS, time-out, broken response), `refused` (the URL or its address is not allowed: SSRF filter) or
- * `unsigned` (not sent: the registration's secret does not open, an operator's to mend).
+ * TLS, time-out, broken response), `refused` (the URL or its address is not allowed: SSRF filter),
+ * `unsigned` (not sent: the registration's secret does not open, an operator's to mend) or
+ * `circuit_open` (not sent: the registration's recent attempts all timed out, receiver-breaker.ts).
  */
-export type DeliveryResult = "delivered" | "gone" | "failed_status" | "network_error" | "refused" | "unsigned";
+export type DeliveryResult = "delivered" | "gone" | "failed_status" | "network_error" | "refused" | "unsigned" | "circuit_open";
 
-const RESULTS: readonly DeliveryResult[] = ["delivered", "gone", "failed_status", "network_error", "refused", "unsigned"];
+const RESULTS: readonly DeliveryResult[] = ["delivered", "gone", "failed_status", "network_error", "refused", "unsigned", "circuit_open"];
 
 export function deliveryResultOf(result: SafeHttpResult): DeliveryResult {
   if (result.error !== undefined) return result.error === "refused-address" || result.error === "bad-url" ? "refused" : "network_error";
@@ -26,7 +27,7 @@ export function deliveryAttemptMetrics(registry: Registry): (result: DeliveryRes
     () =>
       new Counter({
         name: "relay_webhook_delivery_attempts_total",
-        help: "Webhook delivery attempts by result (delivered, gone, failed_status, network_error, refused, unsigned)",
+        help: "Webhook delivery attempts by result (delivered, gone, failed_status, network_error, refused, unsigned, circuit_open)",
         labelNames: ["result"],
         registers: [registry],
       }),

@@ -17,6 +17,7 @@ import { createDeliverWebhookProcessor } from "./processors/deliver-webhook.proc
 import { createReconcileDeliveriesProcessor } from "./processors/reconcile-deliveries.processor";
 import { createClearRetiredSecretsProcessor } from "./processors/clear-retired-secrets.processor";
 import { createPruneWebhookHistoryProcessor } from "./processors/prune-webhook-history.processor";
+import { createReceiverBreaker } from "./receiver-breaker";
 import { parseSchedule } from "./retry-schedule";
 
 /** Waits for `work`, at most `ms` when given. */
@@ -39,6 +40,8 @@ export interface WebhookWorkerDeps {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** Receivers that time out: after this many time-outs in a row, a registration gets one attempt every openMs until it answers (default 3 and 30 s). */
+  breaker?: { afterTimeouts: number; openMs: number };
   /** DNS servers for callback hosts; the system's when absent or empty. */
   dnsServers?: readonly string[];
   /** Job latency and delivery attempts are recorded here when given (docs/metrics.md). */
@@ -90,6 +93,7 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WorkerGroup & { sc
         keyring: deps.keyring,
         retryScheduleMs: parseSchedule(deps.retrySchedule),
         now,
+        breaker: createReceiverBreaker({ afterTimeouts: 3, openMs: 30_000, ...deps.breaker, timeoutMs: deps.totalTimeoutMs }, now),
         onAttempt: deps.metricsRegistry && deliveryAttemptMetrics(deps.metricsRegistry),
       }),
       { ...settings, concurrency: deps.concurrency },

@@ -50,6 +50,14 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_RECONCILE_AFTER_MS: "10" })).toThrow(/TX_RECONCILE_AFTER_MS \("10"\): must be at least 1000 ms/);
   });
 
+  test("the receiver breaker opens after 3 time-outs for 30 s by default; 0 turns it off; a bad value stops the start", () => {
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).breaker).toEqual({ afterTimeouts: 3, openMs: 30_000 });
+    expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_BREAKER_TIMEOUTS: "0", WEBHOOK_BREAKER_OPEN_MS: "5000" }).breaker).toEqual({ afterTimeouts: 0, openMs: 5000 });
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_BREAKER_TIMEOUTS: "-1" })).toThrow(/WEBHOOK_BREAKER_TIMEOUTS \("-1"\): must be 0 \(off\) or more/);
+    expect(() => loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY, WEBHOOK_BREAKER_OPEN_MS: "500" })).toThrow(/WEBHOOK_BREAKER_OPEN_MS \("500"\): must be at least 1000 ms/);
+  });
+
   test("webhook history is kept 30 days by default, for ever with 0, and a bad value stops the start", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).historyRetentionMs).toBe(30 * 24 * 3600_000);

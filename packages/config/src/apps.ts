@@ -174,6 +174,10 @@ const webhookWorkerSchema = z.object({
     .refine((v) => v.split(",").every((p) => /^\s*\d+(ms|s|m|h)\s*$/.test(p)), "must be a comma-separated list like 5s,30s,2m,1h"),
   WEBHOOK_CONNECT_TIMEOUT_MS: positiveInt(5000),
   WEBHOOK_TOTAL_TIMEOUT_MS: positiveInt(10_000),
+  /** Time-outs in a row after which a registration's attempts are skipped until a probe answers; 0 turns it off. */
+  WEBHOOK_BREAKER_TIMEOUTS: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(0, "must be 0 (off) or more").default(3),
+  /** How long a registration's attempts are skipped before the probe. */
+  WEBHOOK_BREAKER_OPEN_MS: z.coerce.number({ error: "must be a whole number" }).int("must be a whole number").min(1000, "must be at least 1000 ms").default(30_000),
   /** Comma-separated DNS servers for callback hosts (`1.1.1.1,[2606:4700::1111]:53`); the system's when unset. */
   WEBHOOK_DNS_SERVERS: z
     .string()
@@ -199,6 +203,8 @@ export interface WebhookWorkerConfig extends WorkerCommonConfig {
   retrySchedule: string;
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  /** The per-registration circuit breaker for receivers that time out (docs/webhooks.md). */
+  breaker: { afterTimeouts: number; openMs: number };
   /** DNS servers for callback hosts; empty for the system's. */
   dnsServers: readonly string[];
   jobLockMs: number;
@@ -219,6 +225,7 @@ export function loadWebhookWorkerConfig(env: Env = process.env): Readonly<Webhoo
     retrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
     connectTimeoutMs: v.WEBHOOK_CONNECT_TIMEOUT_MS,
     totalTimeoutMs: v.WEBHOOK_TOTAL_TIMEOUT_MS,
+    breaker: { afterTimeouts: v.WEBHOOK_BREAKER_TIMEOUTS, openMs: v.WEBHOOK_BREAKER_OPEN_MS },
     dnsServers: Object.freeze(v.WEBHOOK_DNS_SERVERS),
     jobLockMs: v.WEBHOOK_JOB_LOCK_MS,
     reconcileAfterMs: v.WEBHOOK_RECONCILE_AFTER_MS,

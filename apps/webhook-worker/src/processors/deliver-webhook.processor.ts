@@ -4,6 +4,7 @@ import { runAgainIn, type Processor, type RunAgain } from "@relay/queue";
 import { openPreviousWebhookSecret, openWebhookSecret, signDelivery, type SafeHttpClient, type SafeHttpResult } from "@relay/webhooks";
 import { deliveryResultOf, type DeliveryResult } from "../delivery-metrics";
 import { orderWaitMs } from "../order-wait";
+import type { ReceiverBreaker } from "../receiver-breaker";
 import { nextDelayMs } from "../retry-schedule";
 
 export interface DeliverWebhookDeps {
@@ -13,6 +14,8 @@ export interface DeliverWebhookDeps {
   keyring: Kek;
   retryScheduleMs: readonly number[];
   now: () => number;
+  /** Skips attempts to a registration whose recent attempts all timed out (receiver-breaker.ts); none when absent. */
+  breaker?: Pick<ReceiverBreaker, "admit" | "record">;
   /** Told the result of every attempt (metrics). */
   onAttempt?: (result: DeliveryResult) => void;
 }
@@ -24,8 +27,11 @@ export interface DeliverWebhookDeps {
  * per attempt. 2xx delivers; 410 disables the registration; anything else, or no answer, tries
  * again on the schedule until it runs out.
  */
-/** An attempt's outcome: the receiver's answer, no answer, or not sent because it could not be signed. */
-type Attempt = SafeHttpResult | { status: 0; durationMs: number; error: "unsigned"; message: string };
+/**
+ * An attempt's outcome: the receiver's answer, no answer, or not sent, because it could not be
+ * signed or because the registration's recent attempts all timed out.
+ */
+type Attempt = SafeHttpResult | { status: 0; durationMs: number; error: "unsigned" | "circuit-open"; message: string };
 
 /** The stats entry's `data`: how long it took, and why it got no answer. */
 const dataOf = (attempt: Attempt) => ({
@@ -72,7 +78,13 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
       deps.onAttempt?.("unsigned");
       return retryOrFail({ status: 0, durationMs: 0, error: "unsigned", message: "the relay could not open this registration's signing secret; an operator must restore its key" });
     }
+    const admission = deps.breaker?.admit(registration.id);
+    if (admission && !admission.send) {
+      deps.onAttempt?.("circuit_open");
+      return retryOrFail({ status: 0, durationMs: 0, error: "circuit-open", message: admission.message });
+    }
     const result = await deps.http.post(registration.callbackUrl, body, headers);
+    deps.breaker?.record(registration.id, result.error === "timeout");
     deps.onAttempt?.(deliveryResultOf(result));
     if (result.status >= 200 && result.status < 300) {
       await deps.deliveries.recordAttempt(delivery.id, { responseStatus: result.status, data: dataOf(result), next: { status: "DELIVERED" } });
