@@ -77,6 +77,29 @@ describe("sendTransaction to finality on anvil", () => {
     expect([plain.who, plain.amount, plain.flag, plain.data, plain.note, plain.tag, plain.delta]).toEqual([owner, 5n, true, "0xdeadbeef", "a note", tag, -12n]);
   });
 
+  it("takes integers past 2^53 written as JSON numbers exactly as written, as a client in Python or Go sends them", async () => {
+    // JSON.stringify cannot write these (JavaScript rounds them first), so the body is written by hand.
+    const amount = "340282366920938463463374607431768211455"; // 2^128-1
+    const raw =
+      `{"projectId":"${project.projectId}","chainId":${anvil.chainId},"contractAddress":"${recorder.address}",` +
+      `"functionSignature":"setTransfers((address to, uint256 amount)[] transfers)",` +
+      `"args":{"transfers":[{"to":"${owner}","amount":${amount}},{"to":"${owner}","amount":9007199254740993}]}}`;
+    const res = await post(h.baseUrl, "/transact/sendTransaction", raw, project.apiKey, true);
+    expect(res.status).toBe(200);
+    const tx = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, res.body.transactionId as string);
+    expect(tx.status).toBe("CONFIRMED");
+    const stored = await recorder.contract.getFunction("allTransfers")();
+    expect(stored.map((t: { amount: bigint }) => t.amount.toString())).toEqual([amount, "9007199254740993"]);
+
+    // Out of range is still a 400, naming the value as written.
+    const tooBig = raw.replace(amount, "1".repeat(80)).replace("uint256 amount", "uint128 amount");
+    const refused = await post(h.baseUrl, "/transact/sendTransaction", tooBig, project.apiKey, true);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe(`args.transfers[0].amount must be an integer between 0 and 2^128-1; got ${"1".repeat(80)}`);
+    const hugeChain = await post(h.baseUrl, "/transact/sendTransaction", raw.replace(`"chainId":${anvil.chainId}`, `"chainId":18446744073709551616`), project.apiKey, true);
+    expect([hugeChain.status, hugeChain.body.message]).toEqual([400, "chainId is too large"]);
+  });
+
   it("makes a call that reverts in simulation INVALID with its reason, without sending anything", async () => {
     const provider = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const before = await Promise.all(project.wallets.map((w) => provider.getTransactionCount(w.address)));

@@ -16,7 +16,9 @@ describe("jsonBody", () => {
     const app = express();
     app.use(jsonBody(limitBytes));
     app.post("/", (req, res) => {
-      res.json({ got: Array.isArray((req.body as { x?: unknown })?.x) ? "deep" : (req.body as unknown) });
+      const got = Array.isArray((req.body as { x?: unknown })?.x) ? "deep" : (req.body as unknown);
+      // A BigInt (an integer past 2^53) comes back as "<digits>n".
+      res.type("json").send(JSON.stringify({ got }, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)));
     });
     app.use(errorHandler(createLogger({ name: "test", level: "silent" })));
     const listening = app.listen(0, "127.0.0.1");
@@ -40,6 +42,19 @@ describe("jsonBody", () => {
   it("reads compressed JSON", async () => {
     expect(await send(gzipSync('{"a":1}'), "gzip")).toEqual({ status: 200, body: { got: { a: 1 } } });
     expect(await send(brotliCompressSync('{"a":2}'), "br")).toEqual({ status: 200, body: { got: { a: 2 } } });
+  });
+
+  it("keeps integers past 2^53 exact, as BigInt, and leaves every other value as JSON.parse reads it", async () => {
+    const text = '{"a":123456789012345678901234567890,"b":[9007199254740993,-9007199254740993],"c":9007199254740991,"d":1.5,"e":"12345678901234567890","f":1e30}';
+    expect(await send(Buffer.from(text), "identity")).toEqual({
+      status: 200,
+      body: { got: { a: "123456789012345678901234567890n", b: ["9007199254740993n", "-9007199254740993n"], c: 9007199254740991, d: 1.5, e: "12345678901234567890", f: 1e30 } },
+    });
+    expect(await send(gzipSync("\uFEFF[18446744073709551617]"), "gzip")).toEqual({ status: 200, body: { got: ["18446744073709551617n"] } });
+  });
+
+  it("judges a body with a key given twice as before (the last one counts), large integers or not", async () => {
+    expect(await send(Buffer.from('{"a":1,"a":12345678901234567890}'), "identity")).toEqual({ status: 200, body: { got: { a: 12345678901234567000 } } });
   });
 
   it.each(["gzip", "deflate", "br"])("answers a body that is not valid %s with a 400 that says so", async (encoding) => {

@@ -6,7 +6,8 @@ export const sendTransactionRequest = z
     projectId: uuid("projectId must be a UUID").meta({ description: "Project the request is sent from" }),
     contractAddress: evmAddress("contractAddress"),
     chainId: z
-      .number({ error: "chainId must be an integer" })
+      // An integer past 2^53 arrives exact, as a BigInt (middleware/exact-integers.ts).
+      .number({ error: (issue) => (typeof issue.input === "bigint" ? "chainId is too large" : "chainId must be an integer") })
       .int("chainId must be an integer")
       .positive("chainId must be positive")
       .max(Number.MAX_SAFE_INTEGER, "chainId is too large")

@@ -52,7 +52,8 @@ export function describeValue(value: unknown): string {
       // Object.is: String(-0) would print "0" and hide why it was refused.
       return Object.is(value, -0) ? "-0" : String(value);
     case "bigint":
-      return `${value}n`;
+      // An integer JSON number past 2^53, kept exact by the gateway: shown as it was written.
+      return String(value);
     case "string":
       return value.length <= SHORT ? JSON.stringify(value) : `a string of ${value.length} characters`;
     case "object":
