@@ -35,8 +35,9 @@ describe("signing worker", () => {
       const project = await createProjectFixture(db, kek);
       const wallet = project.wallets[0]!;
       const id = randomUUID();
-      await signatures.insertPending({ id, projectId: project.projectId, walletId: wallet.id, message: new TextEncoder().encode(message) });
-      if (options.deleteBeforeEnqueue?.includes(i)) await signatures.deletePending(id);
+      const content = { walletId: wallet.id, message: new TextEncoder().encode(message) };
+      await signatures.insertPending({ id, projectId: project.projectId, ...content });
+      if (options.deleteBeforeEnqueue?.includes(i)) await signatures.deletePending(id, content);
       stored.push({ id, wallet, message });
     }
     const payload = { v: 2 as const, batch: randomBytes(8).toString("hex"), signatures: stored.map((r) => ({ signatureId: r.id })) };
@@ -158,7 +159,7 @@ describe("signing worker", () => {
     for (const id of [old, fresh, signed]) {
       await signatures.insertPending({ id, projectId: project.projectId, walletId: project.wallets[0]!.id, message: new Uint8Array([1]) });
     }
-    await signatures.markSigned(signed, "0xsig");
+    await signatures.markSigned(signed, "0xsig", { walletId: project.wallets[0]!.id, message: new Uint8Array([1]) });
     await pool.query(`UPDATE signature SET created_at = now() - interval '11 minutes' WHERE id = ANY($1)`, [[old, signed]]);
 
     const sweep = createSweepSignaturesProcessor({ signatures, abandonedAfterMs: 10 * 60_000 });

@@ -5,6 +5,7 @@ export * from "./repositories/api-key.repository";
 export * from "./repositories/chain.repository";
 export * from "./repositories/wallet.repository";
 export * from "./repositories/signature.repository";
+export * from "./repositories/signature-content";
 export { migrate } from "./migrate/migrate";
 export type { MigrateOptions, MigrateResult } from "./migrate/migrate";
 export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-database";

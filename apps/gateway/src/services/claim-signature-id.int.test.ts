@@ -25,7 +25,7 @@ describe("claimSignatureId", () => {
     const first = request();
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "new" });
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "pending" });
-    expect(await signatures.markSigned(first.id, "0xsigned")).toBe(true);
+    expect(await signatures.markSigned(first.id, "0xsigned", first)).toBe(true);
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "signed", signature: "0xsigned" });
 
     const otherMessage = claimSignatureId(signatures, request(first.id, "something else"));
@@ -41,7 +41,7 @@ describe("claimSignatureId", () => {
     const racing: Pick<SignatureRepository, "insertPending" | "findById"> = {
       insertPending: async (input) => {
         const inserted = await signatures.insertPending(input);
-        if (!inserted && !removed) removed = await signatures.deletePending(input.id);
+        if (!inserted && !removed) removed = await signatures.deletePending(input.id, input);
         return inserted;
       },
       findById: (id) => signatures.findById(id),

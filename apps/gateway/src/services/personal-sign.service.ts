@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { AppError, isAppError, type Logger } from "@relay/core";
-import type { SignatureRepository, WalletRepository } from "@relay/db";
+import { messageDigest, sameContent, type SignatureContent, type SignatureRepository, type WalletRepository } from "@relay/db";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { RequestContext } from "./request-context";
 import { CLEANUP_DELAYS_MS, createBackgroundRetrier } from "./retry-in-background";
-import type { SignBatches } from "./sign-batches";
+import type { SignBatches, SignOutcome } from "./sign-batches";
 import { claimSignatureId, InsertUnanswered, type Claim } from "./claim-signature-id";
 
 export interface PersonalSignDeps {
@@ -60,8 +60,8 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
    * a clean-up that failed): the request fails, and the record, if any, is removed in the
    * background once Postgres answers again, so a 500 leaves nothing behind.
    */
-  const removeLater = (signatureId: string, cause: unknown): AppError => {
-    void cleanups.retry(() => deps.signatures.deletePending(signatureId), { signatureId, cleanup: "pending signature" });
+  const removeLater = (signatureId: string, content: SignatureContent, cause: unknown): AppError => {
+    void cleanups.retry(() => deps.signatures.deletePending(signatureId, content), { signatureId, cleanup: "pending signature" });
     return new AppError("INTERNAL", "Signing could not be completed: the database is unavailable. Retry with the same signatureId later.", { cause });
   };
 
@@ -72,12 +72,39 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     signatureId,
   });
 
-  const waitForSignature = async (signatureId: string, request: PersonalSignRequest, context: RequestContext): Promise<PersonalSignResponse> => {
+  /** The stored signature under `signatureId` when it is of `content`; a record of another request that took the id since does not count. */
+  const storedSignature = async (signatureId: string, content: SignatureContent): Promise<string | undefined> => {
+    const record = await deps.signatures.findById(signatureId);
+    return record?.status === "SIGNED" && record.signature && sameContent(record, content) ? record.signature : undefined;
+  };
+
+  /**
+   * The worker's signature when it signed this request's content. The id alone does not say so:
+   * this request may be a retry waiting on a record that timed out and was removed, and the id
+   * now holds another request's (signature-content.ts). A worker older than that answer's fields
+   * is checked against the stored record instead.
+   */
+  const ownSignature = async (signatureId: string, content: SignatureContent, result: SignOutcome & { outcome: "signed" }): Promise<string | undefined> => {
+    if (result.walletId === undefined || result.messageSha256 === undefined) return storedSignature(signatureId, content);
+    return result.walletId === content.walletId && result.messageSha256 === messageDigest(content.message) ? result.signature : undefined;
+  };
+
+  const waitForSignature = async (
+    signatureId: string,
+    request: PersonalSignRequest,
+    content: SignatureContent,
+    context: RequestContext,
+  ): Promise<PersonalSignResponse> => {
     let failure: unknown;
     try {
       const result = await deps.batches.sign(signatureId, context.reqId);
-      if (result.outcome === "signed") return respond(signatureId, request, result.signature);
-      failure = new AppError("INTERNAL", result.outcome === "gone" ? "signing worker reported the request gone" : `signing failed: ${result.reason}`);
+      if (result.outcome === "signed") {
+        const signature = await ownSignature(signatureId, content, result);
+        if (signature) return respond(signatureId, request, signature);
+        failure = new AppError("INTERNAL", "signing worker signed another request stored under this signatureId since");
+      } else {
+        failure = new AppError("INTERNAL", result.outcome === "gone" ? "signing worker reported the request gone" : `signing failed: ${result.reason}`);
+      }
     } catch (e) {
       failure = e;
     }
@@ -85,13 +112,13 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     // request unless the worker signed it after all.
     let removed: boolean;
     try {
-      removed = await deps.signatures.deletePending(signatureId);
+      removed = await deps.signatures.deletePending(signatureId, content);
     } catch (e) {
-      throw removeLater(signatureId, e);
+      throw removeLater(signatureId, content, e);
     }
     if (!removed) {
-      const record = await deps.signatures.findById(signatureId);
-      if (record?.status === "SIGNED" && record.signature) return respond(signatureId, request, record.signature);
+      const signature = await storedSignature(signatureId, content);
+      if (signature) return respond(signatureId, request, signature);
     }
     deps.logger.warn({ err: failure, signatureId }, "personal sign not completed");
     const timedOut = isAppError(failure) && failure.code === "TIMEOUT";
@@ -109,16 +136,16 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     sign: async (projectId: string, request: PersonalSignRequest, context: RequestContext = {}): Promise<PersonalSignResponse> => {
       const wallet = await walletOf(projectId, request.signerAddress);
       const signatureId = request.signatureId ?? randomUUID();
-      const message = encoder.encode(request.message);
+      const content = { walletId: wallet.id, message: encoder.encode(request.message) };
 
       let claim: Claim;
       try {
-        claim = await claimSignatureId(deps.signatures, { id: signatureId, projectId, walletId: wallet.id, message });
+        claim = await claimSignatureId(deps.signatures, { id: signatureId, projectId, ...content });
       } catch (e) {
-        throw e instanceof InsertUnanswered ? removeLater(signatureId, e.reason) : e;
+        throw e instanceof InsertUnanswered ? removeLater(signatureId, content, e.reason) : e;
       }
       if (claim.kind === "signed") return respond(signatureId, request, claim.signature);
-      return waitForSignature(signatureId, request, context);
+      return waitForSignature(signatureId, request, content, context);
     },
   };
 }

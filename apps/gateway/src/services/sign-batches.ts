@@ -11,7 +11,11 @@ export interface SignBatchesDeps {
 }
 
 /** What the signing worker made of one request (its PersonalSignResult). */
-export type SignOutcome = { outcome: "signed"; signature: string } | { outcome: "gone" } | { outcome: "failed"; reason: string };
+export type SignOutcome =
+  // walletId and messageSha256: what was signed (absent from the answers of workers older than 2026-11-25).
+  | { outcome: "signed"; signature: string; walletId?: string; messageSha256?: string }
+  | { outcome: "gone" }
+  | { outcome: "failed"; reason: string };
 
 interface BatchResult {
   v: 2;

@@ -1,5 +1,5 @@
 import { isAppError, toError, type Logger } from "@relay/core";
-import type { SignatureRepository } from "@relay/db";
+import { messageDigest, sameContent, type SignatureContent, type SignatureRepository } from "@relay/db";
 import type { Signer } from "@relay/custody";
 import type { Processor } from "@relay/queue";
 
@@ -10,9 +10,15 @@ export interface PersonalSignDeps {
 
 /**
  * What became of one request: signed; gone (the gateway gave it up, nothing to sign); or failed
- * for good (a fault no retry can heal, e.g. the wallet's key no longer exists).
+ * for good (a fault no retry can heal, e.g. the wallet's key no longer exists). A signature comes
+ * with what it signs (the wallet and the message's SHA-256): the id may hold another request's
+ * content by the time the worker reads it (signature-content.ts), and the gateway answers only
+ * with a signature of its own request's content.
  */
-export type PersonalSignResult = { outcome: "signed"; signature: string } | { outcome: "gone" } | { outcome: "failed"; reason: string };
+export type PersonalSignResult =
+  | { outcome: "signed"; signature: string; walletId: string; messageSha256: string }
+  | { outcome: "gone" }
+  | { outcome: "failed"; reason: string };
 
 /** A batch job's answer: each request's result by its signatureId. */
 export interface PersonalSignBatchResult {
@@ -31,15 +37,24 @@ async function signOne(deps: PersonalSignDeps, signatureId: string, logger: Logg
     logger.info({ signatureId }, "signature request no longer exists; skipped");
     return { outcome: "gone" };
   }
-  if (record.status === "SIGNED" && record.signature) return { outcome: "signed", signature: record.signature };
+  if (record.status === "SIGNED" && record.signature) return signed(record.signature, record);
 
   const signature = await deps.signer.signMessage(record.walletId, record.message);
-  if (await deps.signatures.markSigned(signatureId, signature)) return { outcome: "signed", signature };
+  // Only onto the record that was read: one stored under the same id since (the gateway gave
+  // the first up meanwhile) keeps waiting for its own signature.
+  if (await deps.signatures.markSigned(signatureId, signature, record)) return signed(signature, record);
 
-  // Lost a race: another replica signed it (same deterministic signature) or the gateway gave up.
+  // Lost a race: another replica signed it (same deterministic signature), or the gateway gave up.
   const now = await deps.signatures.findById(signatureId);
-  return now?.status === "SIGNED" && now.signature ? { outcome: "signed", signature: now.signature } : { outcome: "gone" };
+  return now?.status === "SIGNED" && now.signature && sameContent(now, record) ? signed(now.signature, now) : { outcome: "gone" };
 }
+
+const signed = (signature: string, content: SignatureContent): PersonalSignResult => ({
+  outcome: "signed",
+  signature,
+  walletId: content.walletId,
+  messageSha256: messageDigest(content.message),
+});
 
 /**
  * Signs the requests of a job. The requests of a batch run side by side, so the repository

@@ -34,15 +34,31 @@ describe("signature repository, coalesced", () => {
     ]);
 
     const marked = await Promise.all([
-      signatures.markSigned(a, "0xaa"),
-      signatures.markSigned(b, "0xbb"),
-      signatures.markSigned(b, "0xbb"),
-      signatures.markSigned(unknown, "0xcc"),
+      signatures.markSigned(a, "0xaa", { walletId, message: text("one") }),
+      signatures.markSigned(b, "0xbb", { walletId, message: text("two") }),
+      signatures.markSigned(b, "0xbb", { walletId, message: text("two") }),
+      signatures.markSigned(unknown, "0xcc", { walletId, message: text("x") }),
     ]);
     expect(marked).toEqual([true, true, false, false]);
     expect((await signatures.findById(b))?.signature).toBe("0xbb");
     expect((await signatures.findById(c))?.status).toBe("PENDING");
-    expect(await signatures.markSigned(a, "0xdd")).toBe(false);
+    expect(await signatures.markSigned(a, "0xdd", { walletId, message: text("one") })).toBe(false);
     expect((await signatures.findById(a))?.signature).toBe("0xaa");
+  });
+
+  test("a signature or a removal for one request does not land on another request stored under the same id since", async () => {
+    const project = await createProjectFixture(db, testKek(), { wallets: 2 });
+    const [w0, w1] = [project.wallets[0]!.id, project.wallets[1]!.id];
+    const id = randomUUID();
+    expect(await signatures.insertPending({ id, projectId: project.projectId, walletId: w1, message: text("second message") })).toBe(true);
+
+    // Signed or given up for the first request (wallet 0, "first message"), which held the id before.
+    expect(await signatures.markSigned(id, "0xfirst", { walletId: w0, message: text("first message") })).toBe(false);
+    expect(await signatures.markSigned(id, "0xfirst", { walletId: w1, message: text("first message") })).toBe(false);
+    expect(await signatures.deletePending(id, { walletId: w0, message: text("second message") })).toBe(false);
+    expect(await signatures.findById(id)).toMatchObject({ status: "PENDING", signature: null, walletId: w1 });
+
+    expect(await signatures.markSigned(id, "0xsecond", { walletId: w1, message: text("second message") })).toBe(true);
+    expect((await signatures.findById(id))?.signature).toBe("0xsecond");
   });
 });

@@ -1,5 +1,6 @@
 import { createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
+import type { SignatureContent } from "./signature-content";
 
 /**
  * Signature records, in hand-written SQL: personal_sign is the hottest path of the service and
@@ -95,17 +96,20 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     return ids.map((id) => byId.get(id) ?? null);
   };
 
-  /** PENDING → SIGNED for each; per item, whether it moved (false when gone, already signed, or repeated). */
-  const markManySigned = async (items: readonly { id: string; signature: string }[]): Promise<boolean[]> => {
+  /**
+   * PENDING → SIGNED for each, only while the record still holds the content that was signed;
+   * per item, whether it moved (false when gone, already signed, replaced, or repeated).
+   */
+  const markManySigned = async (items: readonly ({ id: string; signature: string } & SignatureContent)[]): Promise<boolean[]> => {
     const result = await sql.query<{ id: string }>(
       {
         name: "signature.markManySigned",
         text: `UPDATE signature s SET status = 'SIGNED', signature = i.signature, signed_at = now()
-                 FROM unnest($1::uuid[], $2::text[]) AS i(id, signature)
-                WHERE s.id = i.id AND s.status = 'PENDING'
+                 FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::bytea[]) AS i(id, signature, wallet_id, message)
+                WHERE s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message
                RETURNING s.id`,
       },
-      [items.map((i) => i.id), items.map((i) => i.signature)],
+      [items.map((i) => i.id), items.map((i) => i.signature), items.map((i) => i.walletId), items.map((i) => bytes(i.message))],
     );
     return firstOccurrences(
       items.map((i) => i.id),
@@ -131,11 +135,21 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     },
     /** What the signing worker needs: the exact bytes and the wallet. */
     findForSigning: (id: string): Promise<SigningInput | null> => findOne(id),
-    /** PENDING → SIGNED; false when the record is gone or already signed. */
-    markSigned: (id: string, signature: string): Promise<boolean> => markOne({ id, signature }),
-    /** Removes a request that could not be signed, so nothing half-written remains. */
-    deletePending: async (id: string): Promise<boolean> => {
-      const result = await sql.query(`DELETE FROM signature WHERE id = $1 AND status = 'PENDING'`, [id]);
+    /**
+     * PENDING → SIGNED with the signature of `signed` (signature-content.ts); false when the record
+     * is gone, already signed, or now holds another request's content under the same id.
+     */
+    markSigned: (id: string, signature: string, signed: SignatureContent): Promise<boolean> => markOne({ id, signature, walletId: signed.walletId, message: signed.message }),
+    /**
+     * Removes a request that could not be signed, so nothing half-written remains: the PENDING
+     * record under `id` with this content only, never a newer request's that took the id since.
+     */
+    deletePending: async (id: string, content: SignatureContent): Promise<boolean> => {
+      const result = await sql.query(`DELETE FROM signature WHERE id = $1 AND status = 'PENDING' AND wallet_id = $2 AND message = $3`, [
+        id,
+        content.walletId,
+        bytes(content.message),
+      ]);
       return result.rowCount === 1;
     },
     deletePendingOlderThan: async (cutoff: Date): Promise<number> => {

@@ -1,0 +1,20 @@
+import { createHash } from "node:crypto";
+
+/**
+ * What a personal-sign record asks to have signed: the wallet and the exact message bytes. A
+ * signatureId names a record only until the record is removed (a request that timed out), after
+ * which another request may store different content under the same id; every step after the
+ * insert therefore checks the content it acts on, not the id alone. Two records with the same
+ * content have the same signature (RFC 6979 signatures are deterministic), so acting on either is
+ * right.
+ */
+export interface SignatureContent {
+  walletId: string;
+  message: Uint8Array;
+}
+
+export const sameContent = (a: SignatureContent, b: SignatureContent): boolean =>
+  a.walletId === b.walletId && Buffer.compare(a.message, b.message) === 0;
+
+/** The message's SHA-256, hex: how a signing worker's answer names what it signed without carrying the message. */
+export const messageDigest = (message: Uint8Array): string => createHash("sha256").update(message).digest("hex");
