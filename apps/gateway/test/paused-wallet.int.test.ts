@@ -1,7 +1,9 @@
 import { parseEther, toBeHex, Transaction, type JsonRpcProvider } from "ethers";
 import { createProjectFixture, startRecorderChain, type AnvilInstance, type DeployedRecorder, type ProjectFixture, type RecorderChain } from "@relay/testing";
 import { sendTransaction, startHarness, type Harness } from "./harness";
-import { addChain, readTransaction, startRpcInterceptor, waitForStatus } from "@relay/testing";
+import { addChain, readTransaction, setOrderCall, startRpcInterceptor, waitForStatus, type RpcAnswer, type RpcCall } from "@relay/testing";
+import { walletOrder } from "@relay/tx-worker";
+import { randomUUID } from "node:crypto";
 
 describe("a wallet that cannot pay", () => {
   let h: Harness;
@@ -112,5 +114,74 @@ describe("a wallet that cannot pay", () => {
       await interceptor.close();
       await strict.stop();
     }
+  });
+  describe("the wallet choice a resume must agree with", () => {
+    let strict: RecorderChain;
+    /** Answers the calls it is given an answer for; the others go to anvil. */
+    let answer: (call: RpcCall) => Promise<RpcAnswer | undefined> = async () => undefined;
+    let interceptor: Awaited<ReturnType<typeof startRpcInterceptor>>;
+
+    beforeAll(async () => {
+      strict = await startRecorderChain({ chainId: 31_223 });
+      interceptor = await startRpcInterceptor(strict.anvil.rpcUrl, (call) => answer(call));
+      await addChain(h.db, { ...strict.anvil, rpcUrl: interceptor.url });
+    });
+    afterAll(async () => {
+      await interceptor?.close();
+      await strict?.stop();
+    });
+
+    /** History after the pause, a few resume checks later (every 2 s). */
+    const historyAfterChecks = async (owner: ProjectFixture, id: string) => {
+      await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["PAUSED"]);
+      await new Promise((r) => setTimeout(r, 5000));
+      return (await readTransaction(h.baseUrl, owner.apiKey, owner.projectId, id)).history.map((c) => c.status);
+    };
+    const finalHistory = async (owner: ProjectFixture, id: string) =>
+      (await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 20_000)).history.map((c) => c.status);
+
+    it("stays PAUSED while the other wallet holds enough for the preferred wallet's gas but not for its own", async () => {
+      const owner = await createProjectFixture(h.db, h.kek, { wallets: 2 }); // new keys: 0 ETH each
+      const [preferred, other] = [owner.wallets[0]!.address, owner.wallets[1]!.address];
+      let requestId = randomUUID();
+      while (walletOrder(owner.wallets, requestId)[0]!.address !== preferred) requestId = randomUUID();
+      // The call costs the other wallet ten times the gas (its own storage slots, say an ERC-20
+      // balance written for the first time): stood in for by the proxy.
+      answer = async (call) => {
+        const from = String((call.params[0] as { from?: string } | undefined)?.from ?? "").toLowerCase();
+        if (call.method !== "eth_estimateGas" || from !== other.toLowerCase()) return undefined;
+        return { result: toBeHex(BigInt((await strict.recorder.provider.send("eth_estimateGas", call.params)) as string) * 10n) };
+      };
+      const block = await strict.recorder.provider.getBlock("latest");
+      const maxFee = block!.baseFeePerGas! * 2n + BigInt((await strict.recorder.provider.send("eth_maxPriorityFeePerGas", [])) as string);
+      await strict.recorder.provider.send("anvil_setBalance", [other, toBeHex(300_000n * maxFee * 3n)]);
+
+      const res = await sendTransaction(h.baseUrl, owner, { requestId, chainId: strict.anvil.chainId, contractAddress: strict.recorder.address, ...setOrderCall(71, preferred) });
+      expect(res.status).toBe(200);
+      // Resumed on the preferred wallet's gas, the PENDING step simulated the other's and paused
+      // again: two status changes and events every check, for as long as the wallets stayed short.
+      expect(await historyAfterChecks(owner, requestId)).toEqual(["PENDING", "PAUSED"]);
+
+      await strict.recorder.provider.send("anvil_setBalance", [preferred, toBeHex(parseEther("1"))]);
+      expect(await finalHistory(owner, requestId)).toEqual(["PENDING", "PAUSED", "PENDING", "SUBMITTED", "CONFIRMED"]);
+    });
+
+    it("stays PAUSED while the node refuses even to simulate for want of funds", async () => {
+      const owner = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+      const wallet = owner.wallets[0]!.address;
+      // Nodes that check the balance when estimating say so before any gas limit is known; the
+      // resume then had only the call's value to go by, which any wallet holding a wei passes.
+      let refuse = true;
+      answer = async (call) =>
+        refuse && call.method === "eth_estimateGas" ? { error: { code: -32000, message: "insufficient funds for gas * price + value" } } : undefined;
+      await strict.recorder.provider.send("anvil_setBalance", [wallet, toBeHex(parseEther("1"))]);
+
+      const res = await sendTransaction(h.baseUrl, owner, { chainId: strict.anvil.chainId, contractAddress: strict.recorder.address, ...setOrderCall(72, wallet) });
+      const id = res.body.transactionId as string;
+      expect(await historyAfterChecks(owner, id)).toEqual(["PENDING", "PAUSED"]);
+
+      refuse = false;
+      expect(await finalHistory(owner, id)).toEqual(["PENDING", "PAUSED", "PENDING", "SUBMITTED", "CONFIRMED"]);
+    });
   });
 });

@@ -2,6 +2,7 @@ import { maxGasCost } from "@relay/chain";
 import type { TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
+import { chooseSender } from "./choose-sender";
 import { feesOf } from "./sign-attempt";
 import { walletOrder } from "./wallet-choice";
 import type { StepDeps } from "./deps";
@@ -11,8 +12,8 @@ import type { StepDeps } from "./deps";
  * A transaction that holds a nonce waits for its own wallet; one that does not, for any wallet of
  * the project (the PENDING step picks the one that can pay). The need: exact with a signed attempt,
  * the gas limit simulated at the pause at today's fees without one, and above the call's value when
- * not even a simulation could run; the PENDING step simulates again and pauses again if still short.
- * A signed attempt resumes only once the node takes it.
+ * not even a simulation could run. A signed attempt resumes only once the node takes it; without
+ * one, once the PENDING step's own choice of wallet finds one that can pay.
  */
 export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<RunAgain | "done"> {
   const { record: chain, provider, view } = await deps.chains.get(tx.chainId);
@@ -23,18 +24,29 @@ export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<Run
     : tx.gasLimit !== null
       ? maxGasCost(await view.fees(), tx.gasLimit) + tx.valueWei
       : tx.valueWei + 1n;
-  const candidates =
-    tx.nonce !== null && tx.fromAddress ? [tx.fromAddress] : walletOrder(await deps.wallets.listByProject(tx.projectId), tx.id).map((w) => w.address);
-  for (const address of candidates) {
-    if ((await view.balance(address)) < needed) continue;
-    // The node may ask more than the need reckoned here: OP-stack chains add the L1 data fee,
-    // geth counts the wallet's other queued transactions. A signed attempt is offered to the node
-    // first, so one it refuses for funds stays PAUSED without a move; moved back to PENDING, the
-    // same refusal paused it again at once, two status changes and events every few seconds.
-    if (latest && (await broadcast(provider, latest)).kind === "insufficient-funds") break;
-    return moveToPending(deps, tx);
+  const wallets = await deps.wallets.listByProject(tx.projectId);
+  // The PENDING step's candidates, in its order.
+  const candidates = tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
+  const later = runAgainIn(Math.max(chain.blockTimeMs, 2000));
+  let mayPay = false;
+  for (const wallet of candidates) {
+    if ((await view.balance(wallet.address)) >= needed) {
+      mayPay = true;
+      break;
+    }
   }
-  return runAgainIn(Math.max(chain.blockTimeMs, 2000));
+  if (!mayPay) return later;
+  // Moved back to PENDING on a need that step does not share, the step paused it again at once:
+  // two status changes and two events every few seconds, for as long as the wallets stay short.
+  // The node may ask more than the need reckoned here (OP-stack chains add the L1 data fee, geth
+  // counts the wallet's other queued transactions), so a signed attempt is offered to the node
+  // first. Without one, the wallets are simulated as the PENDING step will: another wallet's call
+  // may cost more gas than the preferred one's (its own storage slots), and a simulation refused
+  // for funds left no gas limit to reckon with at all.
+  if (latest) return (await broadcast(provider, latest)).kind === "insufficient-funds" ? later : moveToPending(deps, tx);
+  const choice = await chooseSender(view, provider, tx, candidates);
+  // A call that reverts now goes to the PENDING step too, which makes it INVALID.
+  return choice.kind === "unfunded" ? later : moveToPending(deps, tx);
 }
 
 async function moveToPending(deps: StepDeps, tx: TransactionRecord): Promise<RunAgain> {
