@@ -64,6 +64,17 @@ describe("receiver breaker", () => {
     expect(b.admit("a").send).toBe(true);
   });
 
+  test("a probe is alone until it would have timed out, also when the open period is shorter than the time-out", () => {
+    const b = createReceiverBreaker({ afterTimeouts: 1, openMs: 1000, timeoutMs: 10_000 }, () => now);
+    b.record("a", true);
+    now += 1000;
+    expect(b.admit("a").send).toBe(true); // the probe
+    now += 9_999;
+    expect(b.admit("a").send).toBe(false);
+    now += 1;
+    expect(b.admit("a").send).toBe(true);
+  });
+
   test("0 turns it off", () => {
     const b = breaker(0);
     for (let i = 0; i < 10; i++) b.record("a", true);

@@ -57,8 +57,9 @@ export function createReceiverBreaker(settings: ReceiverBreakerSettings, now: ()
       if (!t || t.openUntil === 0) return SEND;
       const at = now();
       if (at < t.openUntil || at < t.probeUntil) return skipped(t);
-      // The probe. Should its outcome never be recorded, another is let through after openMs.
-      t.probeUntil = at + settings.openMs;
+      // The probe. Should its outcome never be recorded, another is let through once it would
+      // have timed out, and not before the open period: one probe at a time.
+      t.probeUntil = at + Math.max(settings.openMs, settings.timeoutMs);
       return SEND;
     },
     /** The outcome of an attempt that was sent. */
