@@ -7,7 +7,7 @@ export { reviveIfLost } from "./live-job";
 export type { Job } from "bullmq";
 export type { Producer, QueueSettings, ResultWaiter } from "./producer";
 export { createTypedWorker, RunAgain, runAgainIn } from "./worker";
-export type { Processor, WorkerSettings } from "./worker";
+export type { Processor, ProcessorContext, WorkerSettings } from "./worker";
 export { workerGroup } from "./worker-group";
 export type { WorkerGroup } from "./worker-group";
 export type { JobObservation, JobObserver, JobOutcome } from "./job-report";

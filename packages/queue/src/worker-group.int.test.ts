@@ -15,11 +15,14 @@ const LOCK_MS = 120_000;
 function gatedProcessor() {
   const started: { deliveryId: string; attemptsMade: number }[] = [];
   const gates = new Map<string, () => void>();
-  const processor: Processor<"deliverWebhook"> = (payload, { job }) => {
+  /** Each run's `handedBack`, by delivery id. */
+  const handedBack = new Map<string, () => boolean>();
+  const processor: Processor<"deliverWebhook"> = (payload, { job, handedBack: isHandedBack }) => {
     started.push({ deliveryId: payload.deliveryId, attemptsMade: job.attemptsMade });
+    if (isHandedBack) handedBack.set(payload.deliveryId, isHandedBack);
     return new Promise((resolve) => gates.set(payload.deliveryId, () => resolve({ done: payload.deliveryId })));
   };
-  return { processor, started, release: (id: string) => gates.get(id)?.() };
+  return { processor, started, handedBack, release: (id: string) => gates.get(id)?.() };
 }
 
 
@@ -76,9 +79,12 @@ describe("workerGroup.close: stopping a worker process", () => {
     await group.ready();
     const { deliveryId, job } = await enqueue();
     await until(() => a.started.length === 1, "the job started on the first replica");
+    expect(a.handedBack.get(deliveryId)?.()).toBe(false);
 
     // Never released: the first replica's job is still running when its grace period ends.
     expect(await group.close({ graceMs: 100 })).toEqual({ handedBack: 1 });
+    // The abandoned run can tell, and stop before its next write (the tx-worker does).
+    expect(a.handedBack.get(deliveryId)?.()).toBe(true);
     // Back in the wait list with its lock released, not left active for the stalled-job check.
     expect(await job.getState()).toBe("waiting");
     expect(await redis.exists(`${prefix}:webhook-delivery:${job.id}:lock`)).toBe(0);

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { isAppError, toError, type Logger } from "@relay/core";
 import { jobCatalog, type JobName, type JobPayload } from "./catalog";
 import { firstDueAt, isLastAttempt, linkedIdsOf, type JobObserver, type JobOutcome } from "./job-report";
-import { HANDED_BACK, runningJobs, unlessHandedBack } from "./hand-back";
+import { HAND_BACK_REASON, HANDED_BACK, runningJobs, unlessHandedBack } from "./hand-back";
 import { backoffStrategy } from "./retry-backoff";
 
 export interface WorkerSettings {
@@ -26,7 +26,19 @@ export interface WorkerSettings {
   autorun?: boolean;
 }
 
-export type Processor<N extends JobName> = (payload: JobPayload<N>, context: { job: Job; logger: Logger }) => Promise<unknown>;
+export interface ProcessorContext {
+  job: Job;
+  logger: Logger;
+  /**
+   * True once this run was handed back to the queue (the process is stopping and its grace period
+   * ran out): another replica may be running the job already, and this run's result is ignored.
+   * A processor whose writes must not overlap with another run's checks it before them. Absent
+   * where a processor is called directly (tests).
+   */
+  handedBack?: () => boolean;
+}
+
+export type Processor<N extends JobName> = (payload: JobPayload<N>, context: ProcessorContext) => Promise<unknown>;
 
 /** A processor's answer meaning "not finished: run this job again in `delayMs`" (not a retry). */
 export class RunAgain {
@@ -77,7 +89,8 @@ export function createTypedWorker<N extends JobName>(name: N, processor: Process
       const running = runningJobs(worker);
       running.add(job.id!);
       try {
-        const result = await unlessHandedBack(processor(parsed.data as JobPayload<N>, { job, logger }), signal);
+        const handedBack = () => signal?.aborted === true && signal.reason === HAND_BACK_REASON;
+        const result = await unlessHandedBack(processor(parsed.data as JobPayload<N>, { job, logger, handedBack }), signal);
         if (result === HANDED_BACK) {
           // The step abandoned here may still be running for the moment this process has left;
           // every step is safe to repeat (conditional moves, stored signed bytes, at-least-once

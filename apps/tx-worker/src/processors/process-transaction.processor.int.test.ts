@@ -291,6 +291,62 @@ describe("processTransaction processor", () => {
     }
   });
 
+  it("a run handed back to the queue stops before its next write: a revert it simulates does not make INVALID what the run that took over sends", async () => {
+    // Run B simulates first (held), is handed back, and its simulation then reverts (a lagging
+    // node, say) while run A, which took the job over, is signing: without the stop, B moved the
+    // transaction to INVALID and A then stored and broadcast it, mined while recorded INVALID.
+    const node = await startAnvil({ chainId: 31_245 });
+    const nodeRecorder = await deployRecorder(node.rpcUrl);
+    const gates = { simulation: deferred(), simulationSeen: deferred(), signing: deferred(), signingSeen: deferred() };
+    let simulations = 0;
+    const proxy = await startRpcInterceptor(node.rpcUrl, async (call) => {
+      if (call.method !== "eth_estimateGas" || simulations++ > 0) return undefined;
+      gates.simulationSeen.resolve();
+      await gates.simulation.promise;
+      return { error: { code: 3, message: "execution reverted: stale state", data: "0x" } };
+    });
+    const chainId = 31_245n;
+    try {
+      await addChain(chainId, proxy.url);
+      const project = await createProjectFixture(db, kek, { wallets: 1 });
+      await nodeRecorder.provider.send("anvil_setBalance", [project.wallets[0]!.address, toBeHex(parseEther("10"))]);
+      const { calldata } = encodeCall(ORDER, { order: { id: 8, owner: nodeRecorder.address, flags: [] } });
+      const id = randomUUID();
+      await transactions.create({ projectId: project.projectId, id, chainId, contractAddress: nodeRecorder.address, functionSignature: ORDER.format("full"), args: {}, calldata: Buffer.from(calldata.slice(2), "hex") });
+      const payload = { v: 1 as const, projectId: project.projectId, transactionId: id };
+      let handedBack = false;
+      const runB = createProcessTransactionProcessor(deps)(payload, { ...context, handedBack: () => handedBack });
+      await gates.simulationSeen.promise;
+      handedBack = true;
+
+      const signing: StepDeps["signer"] = {
+        signTransaction: async (...args) => {
+          gates.signingSeen.resolve();
+          await gates.signing.promise;
+          return deps.signer.signTransaction(...args);
+        },
+      };
+      const process = createProcessTransactionProcessor({ ...deps, signer: signing });
+      const runA = process(payload, context);
+      await gates.signingSeen.promise;
+      gates.simulation.resolve();
+      await expect(runB).rejects.toMatchObject({ message: expect.stringMatching(/handed back/) });
+      gates.signing.resolve();
+      await runA;
+
+      let result: unknown;
+      for (let i = 0; i < 10 && !(result && typeof result === "object" && "status" in result); i++) result = await process(payload, context);
+      expect(result).toEqual({ status: "CONFIRMED" });
+      expect((await transactions.history(project.projectId, id)).map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    } finally {
+      gates.simulation.resolve();
+      gates.signing.resolve();
+      nodeRecorder.provider.destroy();
+      await proxy.close();
+      await node.stop();
+    }
+  });
+
   it("a key this replica cannot open (wrong key-encryption key) is retried, not FAILED: another replica, or this one fixed, can sign", async () => {
     const tx = await pendingTransaction(CHAIN, { sealedWith: testKek() });
     await expect(createProcessTransactionProcessor(deps)(tx.payload, context)).rejects.toThrow(/failed authentication/);

@@ -2,6 +2,7 @@ import { AppError, isAppError, toError } from "@relay/core";
 import { isFinal } from "@relay/db";
 import type { Processor, RunAgain } from "@relay/queue";
 import { follow } from "../lifecycle/follow";
+import { stopWritesOnHandBack } from "../lifecycle/hand-back-guard";
 import { resume } from "../lifecycle/resume";
 import { submit } from "../lifecycle/submit";
 import type { StepDeps } from "../lifecycle/deps";
@@ -15,9 +16,10 @@ import type { StepDeps } from "../lifecycle/deps";
  * correctly configured replica, or this one once fixed, takes it.
  */
 const REPLICA_FAULTS = new Set(["CRYPTO", "CONFIG"]);
-export function createProcessTransactionProcessor(deps: StepDeps): Processor<"processTransaction"> {
+export function createProcessTransactionProcessor(shared: StepDeps): Processor<"processTransaction"> {
   // The job's logger already names the project and transaction (its payload's ids).
-  return async ({ projectId, transactionId }, { logger }): Promise<RunAgain | { status: string }> => {
+  return async ({ projectId, transactionId }, { logger, handedBack }): Promise<RunAgain | { status: string }> => {
+    const deps = handedBack ? stopWritesOnHandBack(shared, handedBack) : shared;
     const tx = await deps.transactions.findById(projectId, transactionId);
     if (!tx) return { status: "missing" };
     if (isFinal(tx.status)) return { status: tx.status };
