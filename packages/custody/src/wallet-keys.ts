@@ -49,10 +49,16 @@ export function openWalletKey(kek: Kek, wallet: { id: string; address: string; e
 /**
  * The wallet's key sealed again under the keyring's active key (same associated data), or null
  * when it already is. Opens with whichever key sealed it, so that key must still be in the
- * keyring; throws (CONFIG, CRYPTO) when it is not or the value does not open.
+ * keyring; throws (CONFIG, CRYPTO) when it is not or the value does not open. One already under
+ * the active key id is opened too: a new key given the old key's id (KEY_ENCRYPTION_KEY_ID left
+ * as it was) names the key it was sealed with and still does not open it, and a reseal that
+ * counted it as done told the operator the old key could go.
  */
 export function resealWalletKey(kek: Kek, wallet: { id: string; address: string; encryptedKey: string }): string | null {
-  if (!needsReseal(kek, wallet.encryptedKey)) return null;
+  if (!needsReseal(kek, wallet.encryptedKey)) {
+    openWalletKey(kek, wallet);
+    return null;
+  }
   const aad = walletAad(wallet.id, wallet.address);
   const bytes = open(kek, wallet.encryptedKey, aad);
   try {

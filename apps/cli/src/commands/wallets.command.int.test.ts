@@ -138,6 +138,12 @@ describe("relay wallets", () => {
       const line = await lost.fails("wallets", "reseal");
       expect(line).toMatch(/^error: 2 wallet key\(s\) do not open with KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEYS_PREVIOUS \(wallets .+\): add the key they were sealed with/);
       expect((await createWalletRepository(ownDb).findWithKey(made[0]!.id))!.encryptedKey).toMatch(/^v1\.k2\./);
+
+      // A new key under the old key's id (KEY_ENCRYPTION_KEY_ID left as it was): the keys say k2
+      // and the keyring has a k2, but not the k2 they were sealed with. Not "already current":
+      // that told the operator the old key could go, and every wallet key went with it.
+      const slipped = createCliHarness(ownDb, { kek: { activeKeyId: "k2", keys: new Map([["k2", randomBytes(32)]]) } });
+      expect(await slipped.fails("wallets", "reseal")).toMatch(/^error: 2 wallet key\(s\) do not open .*a new KEY_ENCRYPTION_KEY needs a new KEY_ENCRYPTION_KEY_ID/);
     } finally {
       await ownDb.$disconnect();
       await own.drop();

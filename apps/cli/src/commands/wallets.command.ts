@@ -52,9 +52,9 @@ async function store(deps: CliDeps, projectId: string, key: NewWalletKey): Promi
 }
 
 /**
- * Every wallet key not sealed under the active key is opened with the keyring and sealed under
- * the active one, replaced only if unchanged meanwhile (a concurrent run counts it once). Keys
- * that do not open are listed, not touched: the others are still re-sealed.
+ * Every wallet key is opened with the keyring; those not sealed under the active key are sealed
+ * under it, replaced only if unchanged meanwhile (a concurrent run counts it once). Keys that do
+ * not open, also under the active key's id, are listed, not touched: the others are still re-sealed.
  */
 async function resealWallets(deps: CliDeps, kek: Kek): Promise<{ resealed: number; current: number; unopened: string[] }> {
   const result = { resealed: 0, current: 0, unopened: [] as string[] };
@@ -118,7 +118,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
       const shown = result.unopened.slice(0, 5).join(", ") + (result.unopened.length > 5 ? ", …" : "");
       throw new AppError(
         "CONFIG",
-        `${result.unopened.length} wallet key(s) do not open with KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEYS_PREVIOUS (wallets ${shown}): add the key they were sealed with to KEY_ENCRYPTION_KEYS_PREVIOUS and run again (${result.resealed} re-sealed, ${result.current} already under ${kek.activeKeyId})`,
+        `${result.unopened.length} wallet key(s) do not open with KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEYS_PREVIOUS (wallets ${shown}): add the key they were sealed with to KEY_ENCRYPTION_KEYS_PREVIOUS under its own id (a new KEY_ENCRYPTION_KEY needs a new KEY_ENCRYPTION_KEY_ID) and run again; keep every old key until this succeeds (${result.resealed} re-sealed, ${result.current} already under ${kek.activeKeyId})`,
       );
     }
     emit(deps.output, options.json, { activeKeyId: kek.activeKeyId, resealed: result.resealed, alreadyCurrent: result.current }, () =>
