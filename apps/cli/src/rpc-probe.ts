@@ -17,11 +17,12 @@ export function describeRpcUrl(url: string): string {
  */
 export async function fetchChainId(rpcUrl: string, timeoutMs = 5000): Promise<bigint> {
   const where = describeRpcUrl(rpcUrl);
+  const { url, authorization } = withoutCredentials(rpcUrl);
   let response: Response;
   try {
-    response = await fetch(rpcUrl, {
+    response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
       redirect: "error",
       signal: AbortSignal.timeout(timeoutMs),
@@ -29,7 +30,8 @@ export async function fetchChainId(rpcUrl: string, timeoutMs = 5000): Promise<bi
   } catch (e) {
     const error = toError(e);
     const reason = error.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (toError(error.cause ?? error).message || error.message);
-    throw new AppError("UNAVAILABLE", `RPC ${where} did not answer eth_chainId (${reason}): check the URL, or pass --no-verify to skip the check`, { cause: e });
+    // Not the error itself as the cause: its message may quote the URL, which the CLI prints.
+    throw new AppError("UNAVAILABLE", `RPC ${where} did not answer eth_chainId (${scrub(reason, [rpcUrl, url])}): check the URL, or pass --no-verify to skip the check`);
   }
   const body: unknown = await response.json().catch(() => undefined);
   const result = typeof body === "object" && body !== null ? (body as { result?: unknown }).result : undefined;
@@ -38,3 +40,24 @@ export async function fetchChainId(rpcUrl: string, timeoutMs = 5000): Promise<bi
   }
   return BigInt(result);
 }
+
+/**
+ * `fetch` refuses a URL with credentials (`https://user:pass@host/…`), and its error quotes the
+ * whole URL; the workers' HTTP client sends them as Basic authentication, so the probe does too.
+ */
+function withoutCredentials(rpcUrl: string): { url: string; authorization?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(rpcUrl);
+  } catch {
+    return { url: rpcUrl };
+  }
+  if (!parsed.username && !parsed.password) return { url: rpcUrl };
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = "";
+  parsed.password = "";
+  return { url: parsed.toString(), authorization: `Basic ${Buffer.from(credentials).toString("base64")}` };
+}
+
+/** `text` without any of `urls` in it (each shown as describeRpcUrl shows it). */
+const scrub = (text: string, urls: string[]): string => urls.reduce((out, url) => out.split(url).join(describeRpcUrl(url)), text);
