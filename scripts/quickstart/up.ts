@@ -68,13 +68,12 @@ async function main() {
   const workerEnv = { ...process.env, KEY_ENCRYPTION_KEY: kek.key };
   // The quick start is for one machine: its webhooks may go to a receiver on it (the example
   // receiver, a tunnel), unless the caller says otherwise. A deployment sets this itself.
-  const webhookEnv: NodeJS.ProcessEnv = { WEBHOOK_ALLOW_PRIVATE: "true", ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key };
-  delete webhookEnv.KEY_ENCRYPTION_KEY;
+  const webhookEnv: NodeJS.ProcessEnv = withoutWalletKeys({ WEBHOOK_ALLOW_PRIVATE: "true", ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
   const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain);
   await db.$disconnect();
 
-  const gatewayEnv: NodeJS.ProcessEnv = { ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key };
-  delete gatewayEnv.KEY_ENCRYPTION_KEY; // the gateway never holds the key-encryption key
+  // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
+  const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
   const apps = supervise(
     [
       { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
@@ -131,3 +130,9 @@ main().catch((e: unknown) => {
   process.stderr.write(`start failed: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);
 });
+
+/** `env` without the wallet keys' key-encryption keys: a previous one still opens every wallet not yet re-sealed. */
+function withoutWalletKeys(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { KEY_ENCRYPTION_KEY: _key, KEY_ENCRYPTION_KEYS_PREVIOUS: _previous, ...rest } = env;
+  return rest;
+}
