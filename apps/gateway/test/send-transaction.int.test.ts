@@ -95,9 +95,25 @@ describe("sendTransaction to finality on anvil", () => {
     const tooBig = raw.replace(amount, "1".repeat(80)).replace("uint256 amount", "uint128 amount");
     const refused = await post(h.baseUrl, "/transact/sendTransaction", tooBig, project.apiKey, true);
     expect(refused.status).toBe(400);
-    expect(refused.body.message).toBe(`args.transfers[0].amount must be an integer between 0 and 2^128-1; got ${"1".repeat(80)}`);
+    expect(refused.body.message).toBe("args.transfers[0].amount must be an integer between 0 and 2^128-1; got an integer of 80 digits");
+    const justOver = await post(h.baseUrl, "/transact/sendTransaction", raw.replace(amount, "340282366920938463463374607431768211456").replace("uint256 amount", "uint128 amount"), project.apiKey, true);
+    expect(justOver.body.message).toBe("args.transfers[0].amount must be an integer between 0 and 2^128-1; got 340282366920938463463374607431768211456");
     const hugeChain = await post(h.baseUrl, "/transact/sendTransaction", raw.replace(`"chainId":${anvil.chainId}`, `"chainId":18446744073709551616`), project.apiKey, true);
     expect([hugeChain.status, hugeChain.body.message]).toEqual([400, "chainId is too large"]);
+    // A very long integer is named by its length, not echoed.
+    const long = await post(h.baseUrl, "/transact/sendTransaction", raw.replace(amount, "9".repeat(60_000)), project.apiKey, true);
+    expect([long.status, long.body.message]).toEqual([400, "args.transfers[0].amount must be an integer between 0 and 2^256-1; got an integer of 60000 digits"]);
+  });
+
+  it("refuses an integer argument written with a fraction that a double would round away, instead of sending the rounded amount", async () => {
+    for (const written of ["4503599627370496.5", "0.99999999999999999", "123456789012345.0000001", "45035996273704.965e2"]) {
+      const raw =
+        `{"projectId":"${project.projectId}","chainId":${anvil.chainId},"contractAddress":"${recorder.address}",` +
+        `"functionSignature":"setPlain(address who, uint256 amount, bool flag, bytes data, string note, bytes32 tag, int64 delta)",` +
+        `"args":{"who":"${owner}","amount":${written},"flag":true,"data":"0x","note":"","tag":"${tag}","delta":"0"}}`;
+      const res = await post(h.baseUrl, "/transact/sendTransaction", raw, project.apiKey, true);
+      expect([res.status, res.body.message]).toEqual([400, `args.amount must be an integer between 0 and 2^256-1; got ${written} (a number with a fraction)`]);
+    }
   });
 
   it("makes a call that reverts in simulation INVALID with its reason, without sending anything", async () => {

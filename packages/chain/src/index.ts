@@ -1,5 +1,6 @@
 export { parseFunctionSignature } from "./abi/parse-function-signature";
 export { encodeCall } from "./abi/encode-call";
+export { RoundedNumber } from "./abi/rounded-number";
 export type { EncodedCall } from "./abi/encode-call";
 export type { NormalizedValue } from "./abi/convert-value";
 export { ABI_LIMITS } from "./abi/limits";

@@ -45,12 +45,20 @@ describe("jsonBody", () => {
   });
 
   it("keeps integers past 2^53 exact, as BigInt, and leaves every other value as JSON.parse reads it", async () => {
-    const text = '{"a":123456789012345678901234567890,"b":[9007199254740993,-9007199254740993],"c":9007199254740991,"d":1.5,"e":"12345678901234567890","f":1e30}';
+    const text = '{"a":123456789012345678901234567890,"b":[9007199254740993,-9007199254740993],"c":9007199254740991,"d":1.5,"e":"12345678901234567890","f":1e30,"g":1.0,"h":100e-2,"i":-0}';
     expect(await send(Buffer.from(text), "identity")).toEqual({
       status: 200,
-      body: { got: { a: "123456789012345678901234567890n", b: ["9007199254740993n", "-9007199254740993n"], c: 9007199254740991, d: 1.5, e: "12345678901234567890", f: 1e30 } },
+      body: { got: { a: "123456789012345678901234567890n", b: ["9007199254740993n", "-9007199254740993n"], c: 9007199254740991, d: 1.5, e: "12345678901234567890", f: "1000000000000000000000000000000n", g: 1, h: 1, i: 0 } },
     });
     expect(await send(gzipSync("\uFEFF[18446744073709551617]"), "gzip")).toEqual({ status: 200, body: { got: ["18446744073709551617n"] } });
+  });
+
+  it("hands over a number whose fraction a double rounds away as what was written, not as the whole number", async () => {
+    const text = '{"a":4503599627370496.5,"b":0.99999999999999999,"c":123456789012345.0000001,"d":1e-400,"e":"4503599627370496.5 in a string"}';
+    expect(await send(Buffer.from(text), "identity")).toEqual({
+      status: 200,
+      body: { got: { a: { text: "4503599627370496.5" }, b: { text: "0.99999999999999999" }, c: { text: "123456789012345.0000001" }, d: { text: "1e-400" }, e: "4503599627370496.5 in a string" } },
+    });
   });
 
   it("judges a body with a key given twice as before (the last one counts), large integers or not", async () => {

@@ -1,7 +1,7 @@
 import { parse as parseContentType } from "content-type";
 import express, { type RequestHandler } from "express";
 import { AppError } from "@relay/core";
-import { mayHoldLargeInteger, withExactIntegers } from "./exact-integers";
+import { mayHoldRoundedNumber, withExactNumbers } from "./exact-numbers";
 
 const PROTO_KEY = 'Request body has a field named "__proto__", which is not accepted anywhere in a request';
 
@@ -28,11 +28,11 @@ function hasProtoKey(body: unknown): boolean {
  * a key: the others are not walked (a reviver on every value cost 5 % of the gateway's CPU).
  */
 const SUSPECT = Symbol("body may hold a __proto__ key");
-/** The raw body, kept when it may hold an integer JSON.parse rounds (exact-integers.ts). */
-const LARGE_INTEGERS = Symbol("raw body with a long run of digits");
+/** The raw body, kept when it may hold a number JSON.parse rounds (exact-numbers.ts). */
+const ROUNDED = Symbol("raw body with a number JSON.parse may round");
 const inspectRaw = (req: object, _res: unknown, raw: Buffer) => {
   if (raw.includes("__proto__") || raw.includes("\\u")) (req as Record<symbol, boolean>)[SUSPECT] = true;
-  if (mayHoldLargeInteger(raw)) (req as Record<symbol, Buffer>)[LARGE_INTEGERS] = raw;
+  if (mayHoldRoundedNumber(raw)) (req as Record<symbol, Buffer>)[ROUNDED] = raw;
 };
 
 /**
@@ -48,8 +48,9 @@ function otherCharset(header: string | undefined): string | undefined {
 
 /**
  * JSON request bodies up to `limitBytes`, in UTF-8 (a charset parameter naming another is a 415),
- * plain or compressed (gzip, deflate, br), without "__proto__" keys, with integers past 2^53
- * exact (as BigInt). Errors of the
+ * plain or compressed (gzip, deflate, br), without "__proto__" keys, with numbers as written
+ * (exact-numbers.ts: integers past 2^53 as BigInt, a fraction a double rounds away refused by
+ * integer arguments). Errors of the
  * parser keep their `type` for the error handler, except one it leaves untyped: a compressed body
  * that does not decompress, reported with zlib's words or just "Bad Request". That one becomes a
  * 400 saying what is wrong.
@@ -71,8 +72,8 @@ export function jsonBody(limitBytes: number): RequestHandler {
           next(new AppError("BAD_REQUEST", PROTO_KEY));
           return;
         }
-        const raw = (req as unknown as Record<symbol, Buffer | undefined>)[LARGE_INTEGERS];
-        if (!error && raw) req.body = withExactIntegers(raw, req.body);
+        const raw = (req as unknown as Record<symbol, Buffer | undefined>)[ROUNDED];
+        if (!error && raw) req.body = withExactNumbers(raw, req.body);
         const encoding = req.headers["content-encoding"];
         if (error && error.type === undefined && error.status === 400 && encoding) {
           next(new AppError("BAD_REQUEST", `Request body is not valid ${JSON.stringify(encoding.slice(0, 40))} data; send it uncompressed, or compressed as its Content-Encoding says`));

@@ -6,7 +6,7 @@ export const sendTransactionRequest = z
     projectId: uuid("projectId must be a UUID").meta({ description: "Project the request is sent from" }),
     contractAddress: evmAddress("contractAddress"),
     chainId: z
-      // An integer past 2^53 arrives exact, as a BigInt (middleware/exact-integers.ts).
+      // An integer past 2^53 arrives exact, as a BigInt (middleware/exact-numbers.ts).
       .number({ error: (issue) => (typeof issue.input === "bigint" ? "chainId is too large" : "chainId must be an integer") })
       .int("chainId must be an integer")
       .positive("chainId must be positive")

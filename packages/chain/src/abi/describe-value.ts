@@ -1,4 +1,5 @@
 import { AppError } from "@relay/core";
+import { RoundedNumber } from "./rounded-number";
 
 /**
  * Paths and descriptions for error messages. A message names the offending field the way the
@@ -51,12 +52,16 @@ export function describeValue(value: unknown): string {
     case "number":
       // Object.is: String(-0) would print "0" and hide why it was refused.
       return Object.is(value, -0) ? "-0" : String(value);
-    case "bigint":
-      // An integer JSON number past 2^53, kept exact by the gateway: shown as it was written.
-      return String(value);
+    case "bigint": {
+      // An integer JSON number past 2^53, kept exact by the gateway: shown as it was written, or
+      // by its length when that is long (a body can hold hundreds of kilobytes of digits).
+      const digits = String(value);
+      return digits.length <= SHORT ? digits : `an integer of ${digits.replace("-", "").length} digits`;
+    }
     case "string":
       return value.length <= SHORT ? JSON.stringify(value) : `a string of ${value.length} characters`;
     case "object":
+      if (value instanceof RoundedNumber) return `${value.text.length <= SHORT ? value.text : `${value.text.slice(0, SHORT)}…`} (a number with a fraction)`;
       return "an object";
     default:
       return `a ${typeof value}`;
