@@ -7,6 +7,7 @@ import {
   createDatabase,
   createProjectRepository,
   createWalletRepository,
+  createWebhookSecretRepository,
   type Database,
 } from "@relay/db";
 import type { CliDeps } from "./deps";
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   getKek?: () => Kek;
   stdin?: string;
   probeChainId?: CliDeps["probeChainId"];
+  /** Omit to run without WEBHOOK_SECRET_KEY. */
+  webhookKeyring?: Kek;
 }
 
 export function createCliHarness(db: Database, options: HarnessOptions = {}) {
@@ -53,6 +56,11 @@ export function createCliHarness(db: Database, options: HarnessOptions = {}) {
           if (!options.kek) throw new AppError("CONFIG", "KEY_ENCRYPTION_KEY is not set");
           return options.kek;
         }),
+      webhookSecrets: createWebhookSecretRepository(db),
+      getWebhookKeyring: () => {
+        if (!options.webhookKeyring) throw new AppError("CONFIG", "WEBHOOK_SECRET_KEY is not set");
+        return options.webhookKeyring;
+      },
       output: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
       readSecretStdin: async () => options.stdin ?? "",
       ...(options.probeChainId ? { probeChainId: options.probeChainId } : {}),

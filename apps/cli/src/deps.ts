@@ -1,6 +1,6 @@
 import type { Logger } from "@relay/core";
 import type { Kek } from "@relay/custody";
-import type { ApiKeyRepository, ChainRepository, ProjectRepository, WalletRepository } from "@relay/db";
+import type { ApiKeyRepository, ChainRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
 import type { Output } from "./output";
 
 /** What the commands need from the outside world; `main.ts` builds the real ones, tests their own. */
@@ -14,6 +14,10 @@ export interface CliDeps {
    * runs without the KEK in the environment; throws a one-line AppError when it is missing.
    */
   getKek: () => Kek;
+  /** Registrations' sealed webhook secrets (`webhooks reseal`). */
+  webhookSecrets: WebhookSecretRepository;
+  /** Loads the webhook secrets' keyring (WEBHOOK_SECRET_KEY*); only `webhooks reseal` calls it. */
+  getWebhookKeyring: () => Kek;
   output: Output;
   /** Reads a secret (the private key of `wallets import`) from standard input. */
   readSecretStdin: () => Promise<string>;

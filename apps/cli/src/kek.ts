@@ -1,4 +1,4 @@
-import { loadCliConfig, ConfigError, type Env } from "@relay/config";
+import { loadCliConfig, loadCliWebhookKeyring, ConfigError, type Env } from "@relay/config";
 import { AppError } from "@relay/core";
 import type { Kek } from "@relay/custody";
 
@@ -21,5 +21,18 @@ export function createKekLoader(env: Env): () => Kek {
       );
     }
     throw new AppError("CONFIG", "KEY_ENCRYPTION_KEY is not configured");
+  };
+}
+
+/** Loads the webhook secrets' keyring (WEBHOOK_SECRET_KEY*) only for the command that needs it. */
+export function createWebhookKeyringLoader(env: Env): () => Kek {
+  return () => {
+    try {
+      return loadCliWebhookKeyring(env);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      const problem = e.message.replace(/^Invalid configuration:\s*/, "").replace(/\s*\n\s*/g, "; ");
+      throw new AppError("CONFIG", `${problem} (webhooks reseal opens and seals registrations' secrets with the WEBHOOK_SECRET_KEY* the gateway and webhook workers use)`, { cause: e });
+    }
   };
 }

@@ -6,8 +6,9 @@ import {
   createDatabase,
   createProjectRepository,
   createWalletRepository,
+  createWebhookSecretRepository,
 } from "@relay/db";
-import { createKekLoader } from "./kek";
+import { createKekLoader, createWebhookKeyringLoader } from "./kek";
 import type { Output } from "./output";
 import { runProgram } from "./program";
 import { readSecretFromStdin } from "./stdin";
@@ -37,6 +38,8 @@ async function main(args: string[]): Promise<number> {
         chains: createChainRepository(db),
         wallets: createWalletRepository(db),
         getKek: createKekLoader(process.env),
+        webhookSecrets: createWebhookSecretRepository(db),
+        getWebhookKeyring: createWebhookKeyringLoader(process.env),
         output,
         readSecretStdin: () => readSecretFromStdin(),
         logger,

@@ -4,6 +4,7 @@ import { registerChainCommands } from "./commands/chains.command";
 import { registerKeyCommands } from "./commands/keys.command";
 import { registerProjectCommands } from "./commands/projects.command";
 import { registerWalletCommands } from "./commands/wallets.command";
+import { registerWebhookCommands } from "./commands/webhooks.command";
 import type { CliDeps } from "./deps";
 import { describeFailure } from "./errors";
 
@@ -16,13 +17,14 @@ export type { CliDeps } from "./deps";
  */
 export function createProgram(deps: CliDeps): Command {
   const program = new Command("relay")
-    .description("Operator CLI of the relay: projects, API keys, chains and wallets")
+    .description("Operator CLI of the relay: projects, API keys, chains, wallets and webhook secrets")
     .exitOverride()
     .configureOutput({ writeOut: deps.output.stdout, writeErr: deps.output.stderr });
   registerProjectCommands(program, deps);
   registerKeyCommands(program, deps);
   registerChainCommands(program, deps);
   registerWalletCommands(program, deps);
+  registerWebhookCommands(program, deps);
   return program;
 }
 

@@ -301,6 +301,13 @@ export function loadCliConfig(options: { needsKek: boolean }, env: Env = process
   return Object.freeze({ ...toCommon(parseEnv(cliReadOnlySchema, env)), kek: undefined });
 }
 
+const cliWebhookKeySchema = z.object(webhookKeyFields);
+
+/** The webhook secrets' keyring, for `relay webhooks reseal` (the same WEBHOOK_SECRET_KEY* as the gateway and webhook workers). */
+export function loadCliWebhookKeyring(env: Env = process.env): Readonly<KeyEncryptionConfig> {
+  return toWebhookKeyring(parseEnv(cliWebhookKeySchema, env));
+}
+
 const migrateSchema = z.object({ LOG_LEVEL: logLevel, DATABASE_URL: databaseUrl });
 
 export function loadMigrateConfig(env: Env = process.env): Readonly<{ databaseUrl: string; logLevel: string }> {

@@ -1,5 +1,5 @@
 export { ConfigError, parseEnv } from "./load";
 export type { Env } from "./load";
 export type { KeyEncryptionConfig, WorkerMetricsConfig } from "./fields";
-export { loadCliConfig, loadGatewayConfig, loadMigrateConfig, loadSigningWorkerConfig, loadTxWorkerConfig, loadWebhookWorkerConfig } from "./apps";
+export { loadCliConfig, loadCliWebhookKeyring, loadGatewayConfig, loadMigrateConfig, loadSigningWorkerConfig, loadTxWorkerConfig, loadWebhookWorkerConfig } from "./apps";
 export type { CliConfig, GatewayConfig, SigningWorkerConfig, TxWorkerConfig, WebhookWorkerConfig } from "./apps";

@@ -35,6 +35,7 @@ export * from "./webhooks/event-callback.repository";
 export * from "./webhooks/event-dispatch.repository";
 export * from "./webhooks/webhook-delivery.repository";
 export * from "./webhooks/webhook-history.repository";
+export * from "./webhooks/webhook-secret.repository";
 export * from "./webhooks/wallet-balance.repository";
 export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
 export * from "./metrics/metrics.repository";

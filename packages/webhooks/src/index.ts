@@ -25,5 +25,5 @@ export { checkCallbackUrl, MAX_CALLBACK_URL_LENGTH } from "./callback-url";
 export type { CallbackUrlRules } from "./callback-url";
 export { isPublicUnicast, nonPublicRange } from "./address-policy";
 export { guardedLookup, RefusedAddressError } from "./guarded-lookup";
-export { openPreviousWebhookSecret, openWebhookSecret, sealPreviousWebhookSecret, sealWebhookSecret } from "./secret-sealing";
+export { openPreviousWebhookSecret, openWebhookSecret, resealWebhookSecrets, sealPreviousWebhookSecret, sealWebhookSecret } from "./secret-sealing";
 export type { RegistrationWithPreviousSecret } from "./secret-sealing";

@@ -1,4 +1,4 @@
-import { open, seal, type Kek } from "@relay/secrets";
+import { needsReseal, open, seal, type Kek } from "@relay/secrets";
 
 /** What binds a sealed secret to its registration: a ciphertext copied to another row does not open. */
 const aad = (eventCallbackId: string) => `event-callback:${eventCallbackId}`;
@@ -35,4 +35,32 @@ export function openPreviousWebhookSecret(keyring: Kek, registration: Registrati
   const { previousEncryptedSecret: sealed, previousSecretExpiresAt: expiresAt } = registration;
   if (sealed === null || expiresAt === null || now.getTime() >= expiresAt.getTime()) return null;
   return open(keyring, sealed, previousAad(registration.id, expiresAt)).toString("utf8");
+}
+
+/**
+ * A registration's secrets sealed again under the keyring's active key, or null when both already
+ * are (they are opened all the same: a key given the old key's id would otherwise pass as done).
+ * The retired secret is re-sealed only while its grace period lasts at `now`; after that it is
+ * never opened again, and the webhook workers erase it. Throws (CONFIG, CRYPTO) when a secret
+ * does not open with the keyring.
+ */
+export function resealWebhookSecrets(
+  keyring: Kek,
+  registration: { id: string; encryptedSecret: string } & RegistrationWithPreviousSecret,
+  now: Date,
+): { encryptedSecret: string; previousEncryptedSecret: string | null } | null {
+  const current = open(keyring, registration.encryptedSecret, aad(registration.id));
+  const { previousEncryptedSecret: retired, previousSecretExpiresAt: expiresAt } = registration;
+  const retiredLive = retired !== null && expiresAt !== null && now.getTime() < expiresAt.getTime();
+  const previous = retiredLive ? open(keyring, retired, previousAad(registration.id, expiresAt)) : null;
+  try {
+    if (!needsReseal(keyring, registration.encryptedSecret) && !(retiredLive && needsReseal(keyring, retired))) return null;
+    return {
+      encryptedSecret: seal(keyring, current, aad(registration.id)),
+      previousEncryptedSecret: previous && expiresAt ? seal(keyring, previous, previousAad(registration.id, expiresAt)) : retired,
+    };
+  } finally {
+    current.fill(0);
+    previous?.fill(0);
+  }
 }
