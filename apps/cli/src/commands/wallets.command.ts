@@ -8,6 +8,7 @@ import { isUniqueViolation, usageError } from "../errors";
 import { emit, formatDate, formatTable } from "../output";
 import { resolveProject } from "../project-ref";
 import { withJson, type JsonOption } from "./options";
+import { resealAll, unopenedError } from "./reseal-all";
 
 interface ProjectOption extends JsonOption {
   project: string;
@@ -51,31 +52,6 @@ async function store(deps: CliDeps, projectId: string, key: NewWalletKey): Promi
   });
 }
 
-/**
- * Every wallet key is opened with the keyring; those not sealed under the active key are sealed
- * under it, replaced only if unchanged meanwhile (a concurrent run counts it once). Keys that do
- * not open, also under the active key's id, are listed, not touched: the others are still re-sealed.
- */
-async function resealWallets(deps: CliDeps, kek: Kek): Promise<{ resealed: number; current: number; unopened: string[] }> {
-  const result = { resealed: 0, current: 0, unopened: [] as string[] };
-  for (let after: string | undefined; ; ) {
-    const page = await deps.wallets.listWithKeys({ ...(after ? { after } : {}), limit: 200 });
-    for (const wallet of page) {
-      let next: string | null;
-      try {
-        next = resealWalletKey(kek, wallet);
-      } catch {
-        result.unopened.push(wallet.id);
-        continue;
-      }
-      if (next === null || !(await deps.wallets.replaceKey(wallet.id, wallet.encryptedKey, next))) result.current++;
-      else result.resealed++;
-    }
-    if (page.length < 200) return result;
-    after = page[page.length - 1]!.id;
-  }
-}
-
 export function registerWalletCommands(program: Command, deps: CliDeps): void {
   const wallets = program.command("wallets").description("create, import, list and re-seal project wallets");
 
@@ -113,13 +89,9 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
       ),
   ).action(async (options: JsonOption) => {
     const kek = deps.getKek();
-    const result = await resealWallets(deps, kek);
+    const result = await resealAll((page) => deps.wallets.listWithKeys(page), (wallet) => resealWalletKey(kek, wallet), (wallet, next) => deps.wallets.replaceKey(wallet.id, wallet.encryptedKey, next));
     if (result.unopened.length > 0) {
-      const shown = result.unopened.slice(0, 5).join(", ") + (result.unopened.length > 5 ? ", …" : "");
-      throw new AppError(
-        "CONFIG",
-        `${result.unopened.length} wallet key(s) do not open with KEY_ENCRYPTION_KEY and KEY_ENCRYPTION_KEYS_PREVIOUS (wallets ${shown}): add the key they were sealed with to KEY_ENCRYPTION_KEYS_PREVIOUS under its own id (a new KEY_ENCRYPTION_KEY needs a new KEY_ENCRYPTION_KEY_ID) and run again; keep every old key until this succeeds (${result.resealed} re-sealed, ${result.current} already under ${kek.activeKeyId})`,
-      );
+      throw unopenedError(result, { what: "wallet key(s)", records: "wallets" }, { key: "KEY_ENCRYPTION_KEY", keyId: "KEY_ENCRYPTION_KEY_ID", previous: "KEY_ENCRYPTION_KEYS_PREVIOUS" }, kek.activeKeyId);
     }
     emit(deps.output, options.json, { activeKeyId: kek.activeKeyId, resealed: result.resealed, alreadyCurrent: result.current }, () =>
       `Re-sealed ${result.resealed} wallet key(s) under ${kek.activeKeyId}; ${result.current} already were. Older keys can now leave KEY_ENCRYPTION_KEYS_PREVIOUS.`,
