@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { AppError, toError } from "@relay/core";
-import { generateWalletKey, importWalletKey, resealWalletKey, type Kek, type NewWalletKey } from "@relay/custody";
+import { generateWalletKey, importWalletKey, resealWalletKey, type NewWalletKey } from "@relay/custody";
 import type { WalletRecord } from "@relay/db";
 import type { CliDeps } from "../deps";
 import { isUniqueViolation, usageError } from "../errors";
