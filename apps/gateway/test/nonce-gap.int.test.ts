@@ -1,4 +1,4 @@
-import { JsonRpcProvider, keccak256, parseUnits, toBeHex, Wallet, type Contract } from "ethers";
+import { JsonRpcProvider, keccak256, parseUnits, toBeHex, Transaction, Wallet, type Contract } from "ethers";
 import { createNonceFillerRepository, createPool, createTransactionRepository } from "@relay/db";
 import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, testDatabaseUrl, type AnvilInstance, type ProjectFixture } from "@relay/testing";
 import { post, sendTransaction, startHarness, type Harness } from "./harness";
@@ -182,4 +182,62 @@ describe("a nonce abandoned by a failed transaction", () => {
       await pool.end();
     }
   });
+  it("replaces a filler the node took but a rising base fee priced out, on a node that answers its resend 'already known' (geth)", async () => {
+    // geth keeps a pooled transaction whose max fee fell below the base fee and answers a resend of
+    // it "already known" until its nonce is used; anvil drops it when it builds a block. Before, a
+    // filler was re-priced only on a refusal, so on geth it, and the wallet behind it, waited for
+    // the base fee to fall back.
+    const node = await startAnvil({ chainId: 31_080 });
+    const rpc = new JsonRpcProvider(node.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const nodeRecorder = await deployRecorder(node.rpcUrl);
+    await rpc.send("evm_setAutomine", [false]);
+    const taken = new Set<string>();
+    const gethLike = await startRpcInterceptor(node.rpcUrl, async (call) => {
+      if (call.method !== "eth_sendRawTransaction") return undefined;
+      const sent = Transaction.from(call.params[0] as string);
+      if (taken.has(sent.hash!) && (await rpc.getTransactionCount(sent.from!, "latest")) <= sent.nonce) return { error: { code: -32000, message: "already known" } };
+      const answer = (await (await fetch(node.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call) })).json()) as { result?: unknown; error?: { code: number; message: string } };
+      if (answer.result !== undefined) taken.add(sent.hash!);
+      return answer.error ? { error: answer.error } : { result: answer.result };
+    });
+    const pool = createPool({ url: testDatabaseUrl() });
+    let mining: NodeJS.Timeout | undefined;
+    try {
+      await addChain(h.db, { ...node, rpcUrl: gethLike.url }, { stuckAfterSeconds: 1 });
+      const owner = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+      const wallet = owner.wallets[0]!.address;
+      await fund(node.rpcUrl, [wallet]);
+      await rpc.send("evm_mine", []);
+      const transactions = createTransactionRepository({ sql: pool, db: h.db });
+      const nonce = await abandonNextNonce(transactions, { projectId: owner.projectId, chainId: node.chainId, contractAddress: nodeRecorder.address, address: wallet });
+      const res = await sendTransaction(h.baseUrl, owner, { chainId: node.chainId, contractAddress: nodeRecorder.address, functionSignature: "spend(uint256 n)", args: { n: 1 } });
+      const id = res.body.transactionId as string;
+
+      // The filler is signed and taken into the pool; then the base fee rises past its max fee, for good.
+      const fillerOf = async () => (await pool.query<{ hash: string; raw_transaction: Buffer }>(`SELECT hash, raw_transaction FROM nonce_filler WHERE address = $1 AND nonce = $2`, [wallet, nonce.toString()])).rows[0];
+      let first: { hash: string; raw_transaction: Buffer } | undefined;
+      for (const deadline = Date.now() + 20_000; !(first && taken.has(first.hash)) && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) first = await fillerOf();
+      expect(first && taken.has(first.hash)).toBe(true);
+      const spike = Transaction.from(`0x${first!.raw_transaction.toString("hex")}`).maxFeePerGas! * 2n;
+      const mine = async () => {
+        await rpc.send("anvil_setNextBlockBaseFeePerGas", [toBeHex(spike)]);
+        await rpc.send("evm_mine", []);
+      };
+      await mine();
+      mining = setInterval(() => void mine().catch(() => undefined), 1000);
+
+      const tx = await waitForStatus(h.baseUrl, owner.apiKey, owner.projectId, id, ["CONFIRMED", "REVERTED", "INVALID", "FAILED"], 40_000);
+      expect(tx.status).toBe("CONFIRMED");
+      const filler = await fillerOf();
+      expect(filler!.hash).not.toBe(first!.hash);
+      expect((await rpc.getTransactionReceipt(filler!.hash))?.status).toBe(1);
+    } finally {
+      if (mining) clearInterval(mining);
+      await pool.end();
+      await gethLike.close();
+      nodeRecorder.provider.destroy();
+      rpc.destroy();
+      await node.stop();
+    }
+  }, 90_000);
 });

@@ -41,7 +41,8 @@ export const abandons = (holder: TransactionStatus | null): boolean => holder ==
  * that ended without using it, a 0-value transfer to itself uses that nonce so the transactions
  * after it can be mined. The filler is stored before it is broadcast, and at most one is signed
  * per nonce (the table's key), so replicas and retries rebroadcast the same bytes; bytes the node
- * refuses on their fees are replaced (compare-and-swap on their hash) by new ones priced higher.
+ * refuses on their fees, or takes but does not mine within the stuck time, are replaced
+ * (compare-and-swap on their hash) by new ones priced higher.
  * A nonce a transaction from outside the relay already waits at in the node's pool is left to it.
  * Returns whether the nonce needed a filler (signed now, or signed before and sent again).
  */
@@ -75,7 +76,13 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
   }
   let filler = stored ?? (await deps.fillers.record(await signFiller(await view.fees(), await selfTransferGas(provider, address))));
   let outcome = await broadcast(provider, filler);
-  if (outcome.kind === "underpriced") {
+  // Taken by the node ("already known" too) but not mined within the chain's stuck time, as for a
+  // transaction: priced out since (a base fee risen past its max fee, which geth keeps in its pool
+  // without mining, answering a resend "already known"). The nonce is the wallet's next on chain,
+  // so it waits behind nothing: without new bytes, every later transaction waited for the base fee
+  // to fall back.
+  const stuck = outcome.kind === "sent" && deps.now() - filler.signedAt.getTime() >= chain.stuckAfterSeconds * 1000;
+  if (outcome.kind === "underpriced" || stuck) {
     // Signed before the base fee rose, or under what the node takes: the same bytes never will be.
     // New ones priced for now and 12.5 % above, within the chain's caps, in their place.
     const signed = signedOf(filler.rawTransaction);

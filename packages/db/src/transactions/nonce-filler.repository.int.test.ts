@@ -12,7 +12,7 @@ beforeEach(async () => {
 
 afterAll(() => ctx.close());
 
-const signed = (nonce = 0n): Omit<NonceFillerRecord, "createdAt"> => {
+const signed = (nonce = 0n): Omit<NonceFillerRecord, "createdAt" | "signedAt"> => {
   const raw = randomBytes(40);
   return { chainId: fixture.chainId, address: fixture.wallets[0]!, nonce, hash: `0x${randomBytes(32).toString("hex")}`, rawTransaction: raw };
 };

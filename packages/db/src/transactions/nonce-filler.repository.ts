@@ -13,9 +13,11 @@ export interface NonceFillerRecord {
   hash: string;
   rawTransaction: Uint8Array;
   createdAt: Date;
+  /** When these bytes were signed: the filler's creation, or its latest replacement. */
+  signedAt: Date;
 }
 
-const FILLER_COLUMNS = `chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt"`;
+const FILLER_COLUMNS = `chain_id::text AS "chainId", address, nonce::text AS nonce, hash, raw_transaction AS "rawTransaction", created_at AS "createdAt", signed_at AS "signedAt"`;
 
 /**
  * `changed` (a CTE named "changed" that writes the nonce's row and returns it) and the row as it
@@ -33,7 +35,7 @@ const RECORD = CHANGED_OR_STORED(`
   ON CONFLICT (chain_id, address, nonce) DO NOTHING`);
 
 const REPLACE = CHANGED_OR_STORED(`
-  UPDATE nonce_filler SET hash = $5, raw_transaction = $6
+  UPDATE nonce_filler SET hash = $5, raw_transaction = $6, signed_at = now()
    WHERE chain_id = $1 AND address = $2 AND nonce = $3 AND hash = $4`);
 
 type FillerRow = Omit<NonceFillerRecord, "chainId" | "nonce"> & { chainId: string; nonce: string };
@@ -89,14 +91,14 @@ export function createNonceFillerRepository(sql: Sql) {
     /** The filler stored for this nonce, or null. */
     find,
     /** Stores a signed filler unless one exists for the nonce; returns the one stored. */
-    record: async (filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> =>
+    record: async (filler: Omit<NonceFillerRecord, "createdAt" | "signedAt">): Promise<NonceFillerRecord> =>
       (await one(RECORD, [...at(filler), filler.hash, Buffer.from(filler.rawTransaction)])) ?? (await current(filler)),
     /**
      * Replaces the stored filler of a nonce with new bytes (the node refused the stored ones on
      * their fees), only if it is still `previousHash`: of replicas re-pricing at once, one wins and
      * the others go on with its bytes. Returns the filler stored now.
      */
-    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt">): Promise<NonceFillerRecord> => {
+    replace: async (previousHash: string, filler: Omit<NonceFillerRecord, "createdAt" | "signedAt">): Promise<NonceFillerRecord> => {
       const row = await one(REPLACE, [...at(filler), previousHash, filler.hash, Buffer.from(filler.rawTransaction)]);
       return row && row.hash !== previousHash ? row : current(filler);
     },
