@@ -11,7 +11,7 @@ const caps = (maxFeePerGas: bigint | null, maxPriorityFeePerGas: bigint | null =
  * A node as pricing sees it: its latest block and its answers to JSON-RPC methods (hex
  * quantities; an Error is thrown, as a node without the method would). Records what was asked.
  */
-function node(block: { baseFeePerGas?: bigint | null }, answers: Record<string, bigint | Error>) {
+function node(block: { baseFeePerGas?: bigint | null } | null, answers: Record<string, bigint | Error>) {
   const asked: string[] = [];
   const source: FeeSource = {
     getBlock: async () => block,
@@ -30,6 +30,12 @@ describe("priceFees on a chain with a base fee (EIP-1559)", () => {
     const { source, asked } = node({ baseFeePerGas: gwei(10) }, { eth_maxPriorityFeePerGas: gwei(2), eth_gasPrice: gwei(50) });
     expect(await priceFees(source, noCaps)).toEqual({ type: 2, maxFeePerGas: gwei(22), maxPriorityFeePerGas: gwei(2) });
     expect(asked).toEqual(["eth_maxPriorityFeePerGas"]);
+  });
+
+  it("fails, to be retried, when the node answers no latest block, instead of pricing as a legacy chain", async () => {
+    const { source, asked } = node(null, { eth_maxPriorityFeePerGas: gwei(2), eth_gasPrice: gwei(50) });
+    await expect(priceFees(source, noCaps)).rejects.toMatchObject({ code: "UNAVAILABLE", retryable: true });
+    expect(asked).toEqual([]);
   });
 
   it("treats a base fee of zero as a base fee, not as a legacy chain", async () => {

@@ -1,3 +1,5 @@
+import { AppError } from "@relay/core";
+
 /** What pricing asks of a node; a JsonRpcProvider is one. */
 export interface FeeSource {
   getBlock(tag: "latest"): Promise<{ baseFeePerGas?: bigint | null } | null>;
@@ -31,7 +33,10 @@ const bump = (value: bigint) => max((value * BUMP_NUMERATOR + BUMP_DENOMINATOR -
  */
 export async function priceFees(provider: FeeSource, caps: FeeCaps): Promise<Fees> {
   const block = await provider.getBlock("latest");
-  if (block?.baseFeePerGas !== null && block?.baseFeePerGas !== undefined) {
+  // No block is not "no base fee": priced as legacy, an EIP-1559 chain's transactions paid their
+  // whole gas price, and a replacement of a type-2 attempt became legacy for good.
+  if (!block) throw new AppError("UNAVAILABLE", "the node answered no latest block; fees are priced again on the next try", { retryable: true });
+  if (block.baseFeePerGas !== null && block.baseFeePerGas !== undefined) {
     let tip = DEFAULT_TIP_WEI;
     try {
       tip = BigInt((await provider.send("eth_maxPriorityFeePerGas", [])) as string);
