@@ -43,6 +43,17 @@ const { Redis } = createRequire(require.resolve("@relay/testing"))("ioredis") as
   Redis: new (url: string, options: object) => RedisClient;
 };
 
+/** Waits for a spawned `npm start` that must end by itself; its exit code and output. Killed (group) after `timeoutMs`. */
+async function runToExit(child: ChildProcess, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => (output += c.toString("utf8")));
+  child.stderr?.on("data", (c: Buffer) => (output += c.toString("utf8")));
+  const timer = setTimeout(() => process.kill(-(child.pid as number), "SIGKILL"), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output };
+}
+
 /** The repository as a clone sees it, plus untracked files that are not ignored. */
 function copyRepository(to: string): number {
   const listed = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: repoRoot, encoding: "utf8" })
@@ -112,9 +123,9 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -267,6 +278,25 @@ describe("npm start (the quick start)", () => {
         expect({ status: response.status, body }).toMatchObject({ status: 200, body: { message } });
         expect(verifyMessage(message, body.signature as string)).toBe(wallet);
 
+        // The contract call the banner suggests (a contract deployed for the demo), then its status.
+        const callBody = /^ {4}-d '(\{"projectId".*"contractAddress".*\})'$/m.exec(output)?.[1];
+        expect(callBody).toBeDefined();
+        const sent = await fetch(`http://127.0.0.1:${port}/transact/sendTransaction`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+          body: callBody,
+          signal: AbortSignal.timeout(15_000),
+        });
+        const { transactionId } = (await sent.json()) as { transactionId: string };
+        expect(sent.status).toBe(200);
+        let status: string | undefined;
+        await until(async () => {
+          const read = await fetch(`http://127.0.0.1:${port}/transact/project/${projectId}/transactions/${transactionId}`, { headers: { authorization: `Bearer ${apiKey}` } });
+          status = ((await read.json()) as { status?: string }).status;
+          return status === "CONFIRMED" || status === "REVERTED" || status === "INVALID" || status === "FAILED";
+        }, 30_000);
+        expect(status).toBe("CONFIRMED");
+
         // Ctrl-C: the terminal signals the whole foreground process group.
         const stopping = Date.now();
         process.kill(-(npm.pid as number), "SIGINT");
@@ -275,6 +305,28 @@ describe("npm start (the quick start)", () => {
         expect(output).toContain("Stopping…");
         expect(await listening(anvilPort)).toBe(false);
         expect(await listening(port)).toBe(false);
+
+        // Started again while its gateway's port is taken (another `npm start`): it says which
+        // setting to change, before starting or writing anything.
+        const squatter = createServer();
+        await new Promise<void>((r) => squatter.listen(port, "127.0.0.1", () => r()));
+        try {
+          const again = await runToExit(spawn("npm", ["start"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] }), 60_000);
+          expect(again.code).toBe(1);
+          expect(again.output).toContain(`start failed: port ${port} on 127.0.0.1 (the gateway) is in use, by another \`npm start\` perhaps: stop it, or start with PORT=<another port>`);
+          expect(again.output).not.toContain("Relay is running");
+        } finally {
+          await new Promise((r) => squatter.close(r));
+        }
+        expect(await listening(anvilPort)).toBe(false);
+
+        // Started with another key-encryption key than the one that sealed the demo wallet (another
+        // clone's quick start on the same database): it says so instead of a banner over a 500.
+        rmSync(path.join(dir, ".dev", "kek"));
+        const otherKey = await runToExit(spawn("npm", ["start"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] }), 120_000);
+        expect(otherKey.code).toBe(1);
+        expect(otherKey.output).toMatch(/start failed: the demo wallet 0x[0-9a-fA-F]{40} in the database was sealed with another key-encryption key than \.dev\/kek/);
+        expect(await listening(anvilPort)).toBe(false);
 
         process.stdout.write(
           `quick start: banner after ${startSeconds.toFixed(1)} s, stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s\n`,

@@ -1,5 +1,5 @@
 import { generateApiKey } from "@relay/core";
-import { generateWalletKey, type Kek } from "@relay/custody";
+import { generateWalletKey, openWalletKey, type Kek } from "@relay/custody";
 import {
   createApiKeyRepository,
   createChainRepository,
@@ -23,14 +23,6 @@ export interface DemoSeed {
  * funded with anvil's own `anvil_setBalance`.
  */
 export async function seedDemo(db: Database, kek: Kek, chain: { chainId: bigint; rpcUrl: string; local: boolean }): Promise<DemoSeed> {
-  await createChainRepository(db).upsert({
-    chainId: chain.chainId,
-    name: chain.local ? "anvil (local)" : `chain ${chain.chainId}`,
-    rpcUrls: [chain.rpcUrl],
-    confirmations: 1,
-    lowBalanceThresholdWei: parseEther("0.1"),
-  });
-
   const projects = createProjectRepository(db);
   const project = (await projects.findByName("demo")) ?? (await projects.create("demo"));
 
@@ -40,6 +32,25 @@ export async function seedDemo(db: Database, kek: Kek, chain: { chainId: bigint;
     const key = generateWalletKey(kek);
     wallet = await wallets.create({ projectId: project.id, address: key.address, sealKey: key.sealFor });
   }
+  try {
+    openWalletKey(kek, (await wallets.findWithKey(wallet.id))!);
+  } catch {
+    // Another clone's quick start (its own .dev/kek) made the demo project in the same database:
+    // every sign would answer 500 behind a banner that says all is well.
+    throw new Error(
+      `the demo wallet ${wallet.address} in the database was sealed with another key-encryption key than .dev/kek (another clone's quick start?): ` +
+        "copy that clone's .dev/kek here, or start with DATABASE_URL naming another database (or drop that database to start afresh)",
+    );
+  }
+
+  // After the check above: a start that fails there leaves the chain record as it was.
+  await createChainRepository(db).upsert({
+    chainId: chain.chainId,
+    name: chain.local ? "anvil (local)" : `chain ${chain.chainId}`,
+    rpcUrls: [chain.rpcUrl],
+    confirmations: 1,
+    lowBalanceThresholdWei: parseEther("0.1"),
+  });
 
   const provider = new JsonRpcProvider(chain.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
   try {

@@ -14,12 +14,16 @@ import { createLogger } from "@relay/core";
 import { createDatabase, ensureDatabase, migrate } from "@relay/db";
 import { startAnvil } from "@relay/testing";
 import { devKek } from "./dev-kek";
+import { demoContract } from "./demo-contract";
+import { ensurePortsFree } from "./ports";
 import { seedDemo } from "./seed-demo";
 import { supervise } from "./supervisor";
 
 const root = resolve(__dirname, "../..");
 const devDir = join(root, ".dev");
 const say = (line: string) => process.stdout.write(`${line}\n`);
+
+const anvilPort = () => Number(process.env.ANVIL_PORT ?? 8545);
 
 async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local: boolean; stop: () => Promise<void> }> {
   const rpcUrl = process.env.RPC_URL;
@@ -30,7 +34,7 @@ async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local:
     return { rpcUrl, chainId, local: false, stop: async () => undefined };
   }
   const anvil = await startAnvil({
-    port: Number(process.env.ANVIL_PORT ?? 8545),
+    port: anvilPort(),
     chainId: 31337,
     extraArgs: ["--state", join(devDir, "anvil-state.json")],
   });
@@ -57,11 +61,21 @@ async function main() {
   if (webhookKey.generated) say("Generated a development webhook secret key into .dev/webhook-key (git-ignored). In production set WEBHOOK_SECRET_KEY instead.");
   const config = loadGatewayConfig({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
 
+  await ensurePortsFree([
+    { host: config.host, port: config.port, setting: "PORT", what: "the gateway" },
+    ...(process.env.RPC_URL ? [] : [{ host: "127.0.0.1", port: anvilPort(), setting: "ANVIL_PORT", what: "the local anvil chain" }]),
+  ]);
+
   const chain = await chainFromEnv();
   say(chain.local ? `Started a local anvil chain ${chain.chainId} at ${chain.rpcUrl}` : `Using chain ${chain.chainId} at ${chain.rpcUrl}`);
+  // A start that fails from here on stops the chain it started: exiting would leave anvil running.
+  const failed = async (e: unknown): Promise<never> => {
+    await chain.stop();
+    throw e;
+  };
 
-  await ensureDatabase(config.databaseUrl);
-  const { applied } = await migrate({ databaseUrl: config.databaseUrl, logger: createLogger({ name: "migrate", level: "warn" }) });
+  await ensureDatabase(config.databaseUrl).catch(failed);
+  const { applied } = await migrate({ databaseUrl: config.databaseUrl, logger: createLogger({ name: "migrate", level: "warn" }) }).catch(failed);
   say(`Database ready (${applied.length} migration(s) applied now)`);
 
   const db = createDatabase({ url: config.databaseUrl });
@@ -69,8 +83,12 @@ async function main() {
   // The quick start is for one machine: its webhooks may go to a receiver on it (the example
   // receiver, a tunnel), unless the caller says otherwise. A deployment sets this itself.
   const webhookEnv: NodeJS.ProcessEnv = withoutWalletKeys({ WEBHOOK_ALLOW_PRIVATE: "true", ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
-  const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain);
+  const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain).catch(async (e: unknown) => {
+    await db.$disconnect();
+    return failed(e);
+  });
   await db.$disconnect();
+  const contract = chain.local ? await demoContract(chain.rpcUrl, join(devDir, "demo-contract.json"), chain.chainId).catch(failed) : null;
 
   // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
   const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
@@ -120,6 +138,17 @@ async function main() {
       `  curl -s -X POST ${baseUrl}/wallet/project/${demo.projectId}/personalSign \\`,
       `    -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
       `    -d '{"signerAddress":"${demo.walletAddress}","message":"hello"}'`,
+      ...(contract
+        ? [
+            "",
+            `A contract call (${contract.name} at ${contract.address}, deployed on the local chain for the demo):`,
+            `  curl -s -X POST ${baseUrl}/transact/sendTransaction \\`,
+            `    -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
+            `    -d '${JSON.stringify({ projectId: demo.projectId, chainId: Number(demo.chainId), contractAddress: contract.address, ...contract.exampleCall(demo.walletAddress) })}'`,
+            "and its status, history and attempts, with the transactionId it answers:",
+            `  curl -s ${baseUrl}/transact/project/${demo.projectId}/transactions/<transactionId> -H 'Authorization: Bearer ${demo.apiKey}'`,
+          ]
+        : []),
       "",
       "Ctrl-C stops everything.",
     ].join("\n"),

@@ -93,11 +93,11 @@ export function createReceiver(options: ReceiverOptions): Server {
   });
 }
 
-/** `WEBHOOK_SECRET=whsec_… PORT=3000 node --import tsx src/server.ts`: logs every event it receives. */
+/** `WEBHOOK_SECRET=whsec_… PORT=4000 node --import tsx src/server.ts`: logs every event it receives (port 4000 by default: the quick start's gateway has 3000). */
 export function main(env: NodeJS.ProcessEnv = process.env): Server {
   const secret = env.WEBHOOK_SECRET;
   if (!secret?.startsWith("whsec_")) throw new Error("set WEBHOOK_SECRET to the whsec_… secret of the registration");
-  const port = Number(env.PORT ?? 3000);
+  const port = Number(env.PORT ?? 4000);
   const server = createReceiver({
     secret,
     onEvent: (event, webhookId) => {
