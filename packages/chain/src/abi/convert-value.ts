@@ -73,7 +73,7 @@ function convertTuple(
   if (isPlainObject(value)) {
     fields = fieldValues(value, type.components, path, {
       noun: "component",
-      label: `${path}, whose components are ${nameList(names) || "none"}`,
+      label: path,
     });
   } else if (unnamed && Array.isArray(value)) {
     // Positional form, for tuples whose components cannot all be named.

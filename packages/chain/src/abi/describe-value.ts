@@ -26,12 +26,12 @@ const LONG = 200;
 /** Text made from the request (a function's signature), cut to 200 characters. */
 export const shortText = (text: string): string => (text.length > LONG ? `${text.slice(0, LONG)}…` : text);
 
-/** Names for "whose components are a, b, c": each cut, the list cut to about 200 characters with how many there are. */
-export function nameList(names: readonly string[]): string {
+/** Names for "whose components are a, b, c": each cut, the list cut to about `limit` characters with how many there are. */
+export function nameList(names: readonly string[], limit = LONG): string {
   let list = "";
   for (const [i, name] of names.entries()) {
     const next = list ? `${list}, ${shortName(name)}` : shortName(name);
-    if (next.length > LONG) return `${list}, … (${names.length} in all)`;
+    if (next.length > limit) return `${list}, … (${names.length} in all)`;
     list = next;
     if (i === names.length - 1) return list;
   }

@@ -46,14 +46,19 @@ describe("encodeCall errors name the offending field", () => {
   it("takes unnamed parameters only by index", () => {
     const f = parseFunctionSignature("f(address, uint256 amount)");
     expectError(f, { amount: 1 }, "args.0 is missing");
-    expectError(f, { to: ALICE, amount: 1 }, "args.to is not a parameter of f(address,uint256)");
+    expectError(f, { to: ALICE, amount: 1 }, "args.to is not a parameter of f(address,uint256); its parameters, by name or index: 0 (address, unnamed: by index only), amount or 1 (uint256)");
+  });
+
+  it("says which keys a function takes when given one it does not", () => {
+    expectError(TRANSFER, { to: ALICE, Amount: 1 }, "args.Amount is not a parameter of transfer(address,uint256); its parameters, by name or index: to or 0 (address), amount or 1 (uint256)");
+    expectError(parseFunctionSignature("ping()"), { x: 1 }, "args.x is not a parameter of ping(); it takes no parameters");
   });
 
   it("names missing, extra and wrongly shaped tuple components", () => {
     expectError(ORDER, order({}, { tag: undefined }), /^args\.order\.meta\.tag must be 0x-prefixed hex of exactly 32 bytes; got nothing/);
     const { meta: _meta, ...withoutMeta } = order().order as Record<string, unknown>;
     expectError(ORDER, { order: withoutMeta, note: "n" }, "args.order.meta is missing");
-    expectError(ORDER, order({ extra: 1 }), "args.order.extra is not a component of args.order, whose components are id, meta, flags");
+    expectError(ORDER, order({ extra: 1 }), "args.order.extra is not a component of args.order; its components, by name or index: id or 0 (uint256), meta or 1 (tuple(address,bytes32)), flags or 2 (uint8[])");
     expectError(ORDER, order({}, { x: 1 }), "args.order.meta.x is not a component of args.order.meta");
     expectError(ORDER, { order: [1, [ALICE, TAG], [1]], note: "n" }, "args.order must be an object with id, meta, flags; got an array of 3");
     expectError(ORDER, { order: null, note: "n" }, "args.order must be an object with id, meta, flags; got null");

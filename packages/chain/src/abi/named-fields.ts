@@ -1,5 +1,5 @@
 import type { ParamType } from "ethers";
-import { badRequest, childPath } from "./describe-value";
+import { badRequest, childPath, nameList } from "./describe-value";
 
 /**
  * `args`, and a tuple value given as an object, map keys to fields (a function's parameters, a
@@ -42,7 +42,7 @@ export function fieldValues(
     const index = INDEX.test(key) ? Number(key) : byName.get(key);
     const field = index === undefined ? undefined : fields[index];
     if (index === undefined || field === undefined) {
-      throw badRequest(`${childPath(path, key)} is not a ${owner.noun} of ${owner.label}`);
+      throw badRequest(`${childPath(path, key)} is not a ${owner.noun} of ${owner.label}; ${accepted(fields, owner.noun)}`);
     }
     const earlier = keyOf[index];
     if (earlier !== undefined) {
@@ -56,4 +56,16 @@ export function fieldValues(
     if (key === undefined) throw badRequest(`${fieldPath(path, field, index)} is missing`);
     return { type: field, value: object[key], path: fieldPath(path, field, index) };
   });
+}
+
+/**
+ * What the keys may be, for a key that is none of them: each field by name and index, so a typo
+ * (`Amount`) and a name the signature does not have (`set(uint256)` given `newValue`) both show
+ * the way out.
+ */
+function accepted(fields: readonly ParamType[], noun: string): string {
+  if (fields.length === 0) return `it takes no ${noun}s`;
+  const keys = fields.map((field, index) => (field.name ? `${field.name} or ${index} (${field.type})` : `${index} (${field.type}, unnamed: by index only)`));
+  // Shorter than other lists: the message also quotes the function or path it belongs to.
+  return `its ${noun}s, by name or index: ${nameList(keys, 100)}`;
 }
