@@ -32,12 +32,16 @@ describe("authentication and rate limit", () => {
   it.each([
     ["no header", undefined, {}],
     ["another scheme", undefined, { authorization: "Basic dXNlcjpwYXNz" }],
+    ["the key without the word Bearer", "NO_SCHEME", {}],
     ["a token with a wrong secret", "TOKEN_WRONG_SECRET", {}],
   ])("answers 401 JSON for %s", async (_name, key, headers) => {
     const token = key === "TOKEN_WRONG_SECRET" ? project.apiKey.slice(0, -4) + "AAAA" : key;
-    const res = await sign(token, headers as Record<string, string>);
+    const res = key === "NO_SCHEME" ? await sign(undefined, { authorization: project.apiKey }) : await sign(token, headers as Record<string, string>);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { message: string }).message).toMatch(/API key/);
+    const { message } = (await res.json()) as { message: string };
+    expect(message).toMatch(/API key/);
+    // A header of the wrong form says how to write it, whatever key it holds.
+    if (key === "NO_SCHEME" || "authorization" in headers) expect(message).toMatch(/^Authorization header is not of the form `Bearer <API key>`/);
   });
 
   it("limits each key per minute with 429, Retry-After and a JSON message, without touching other keys", async () => {

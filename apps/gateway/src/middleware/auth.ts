@@ -24,9 +24,9 @@ interface CachedKey {
 const MAX_CACHED = 10_000;
 
 /**
- * `Authorization: Bearer <key>` → the key's project in `res.locals.principal`. Missing, malformed,
- * unknown and revoked keys are all 401 with the same message, so a caller learns nothing about
- * which keys exist.
+ * `Authorization: Bearer <key>` → the key's project in `res.locals.principal`. Malformed, unknown
+ * and revoked keys are all 401 with the same message, so a caller learns nothing about which keys
+ * exist; a missing header, or one not of the Bearer form (the key alone, another scheme), says so.
  */
 export function authenticate(deps: AuthDeps): RequestHandler {
   const now = deps.now ?? Date.now;
@@ -64,20 +64,24 @@ export function authenticate(deps: AuthDeps): RequestHandler {
       throw new AppError("UNAUTHORIZED", "Missing Authorization header; send `Authorization: Bearer <API key>`");
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const token = match?.[1];
-    const known = token === undefined ? undefined : verified.get(token);
+    if (!match) {
+      // Says nothing about any key: the header's form is wrong (the key alone, another scheme).
+      throw new AppError("UNAUTHORIZED", "Authorization header is not of the form `Bearer <API key>`: put the word Bearer and a space before the API key");
+    }
+    const token = match[1]!;
+    const known = verified.get(token);
     if (known && known.until > now()) {
       res.locals.principal = { keyId: known.keyId, projectId: known.projectId } satisfies Principal;
       next();
       return;
     }
-    const parsed = token === undefined ? null : parseApiKey(token);
+    const parsed = parseApiKey(token);
     const key = parsed ? await lookup(parsed.id) : null;
     if (!parsed || !key || key.revoked || !secretMatches(parsed.secret, key.secretHash)) {
       throw new AppError("UNAUTHORIZED", "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key");
     }
     res.locals.principal = { keyId: parsed.id, projectId: key.projectId } satisfies Principal;
-    if (deps.cacheTtlMs > 0 && token !== undefined) {
+    if (deps.cacheTtlMs > 0) {
       if (verified.size >= MAX_CACHED) verified.clear();
       verified.set(token, { keyId: parsed.id, projectId: key.projectId, until: expiry.get(parsed.id) ?? 0 });
     }
