@@ -59,6 +59,12 @@ const REVERTED = /^\s*execution reverted\b:?\s*/i;
 const nodeErrorOf = (e: unknown): { code?: unknown; message?: unknown; data?: unknown } | undefined =>
   (e as { info?: { error?: { code?: unknown; message?: unknown; data?: unknown } } } | null)?.info?.error;
 
+/** How nodes say they do not keep the state of a past block (geth, erigon, hosted RPCs). */
+const NO_PAST_STATE = /missing trie node|historical state|state (is )?not available|pruned|archive/i;
+
+/** A node's refusal to answer for a past block's state: it keeps only the latest. */
+export const isMissingPastState = (e: unknown): boolean => NO_PAST_STATE.test(messageOf(e));
+
 export function classifyRpcError(e: unknown): RpcRefusal {
   const message = messageOf(e);
   if (isRevert(e)) return { kind: "reverted", reason: revertReason(e, message) };
