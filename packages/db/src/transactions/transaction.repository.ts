@@ -5,7 +5,7 @@ import { createAttemptStore } from "./attempt-store";
 import { createTransactionMoves } from "./transaction-moves";
 import { createNonceAllocation } from "./nonce-allocation";
 import { UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
-import { CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
+import { CALLS_AHEAD, CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
 import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
 
 /**
@@ -53,6 +53,16 @@ export interface NewTransaction {
   args: JsonValue;
   calldata: Uint8Array;
   valueWei?: bigint;
+}
+
+/** A call a wallet's transaction makes at its nonce: what the next transactions of the wallet run after. */
+export interface CallAhead {
+  nonce: bigint;
+  to: string;
+  calldata: Buffer;
+  valueWei: bigint;
+  /** The gas limit it was signed with; null while it is not signed. */
+  gasLimit: bigint | null;
 }
 
 export type CreateResult = { created: true; id: string; createdAt: Date } | { created: false; existingId: string };
@@ -142,6 +152,19 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
         after?.id ?? null,
       ]);
       return result.rows.map(toTransaction);
+    },
+
+    /**
+     * The calls of `address`'s transactions on `chainId` at nonces from `fromNonce` up to (not
+     * including) `beforeNonce`, or at every nonce bound from `fromNonce` on when it is null, in
+     * nonce order: those that use or will use their nonce (not INVALID or FAILED).
+     */
+    callsAhead: async (query: { chainId: bigint; address: string; fromNonce: bigint; beforeNonce: bigint | null }): Promise<CallAhead[]> => {
+      const { rows } = await sql.query<{ nonce: string; to: string; calldata: Buffer; valueWei: string; gasLimit: string | null }>(
+        { name: "transaction.callsAhead", text: CALLS_AHEAD },
+        [query.chainId.toString(), query.address, query.fromNonce.toString(), query.beforeNonce?.toString() ?? null],
+      );
+      return rows.map((r) => ({ nonce: BigInt(r.nonce), to: r.to, calldata: r.calldata, valueWei: BigInt(r.valueWei), gasLimit: r.gasLimit === null ? null : BigInt(r.gasLimit) }));
     },
 
     /** Every status the transaction took, oldest first. */

@@ -165,3 +165,19 @@ export const FIND_UNFINISHED = `
      AND ($4::timestamptz IS NULL OR (t.updated_at, t.project_id, t.id) > ($4::timestamptz, $5::uuid, $6::uuid))
    ORDER BY t.updated_at, t.project_id, t.id
    LIMIT $3`;
+
+/**
+ * The calls a wallet's transactions make at nonces $3 up to (not including) $4 on chain $1, wallet
+ * $2 ($4 null: every nonce bound from $3 on), in nonce order: those that use or will use their
+ * nonce, so not INVALID or FAILED ones (a filler takes theirs). Each with the gas limit of its
+ * signed attempts (replacements keep it), null while it has none. Served by UNIQUE (chain_id,
+ * from_address, nonce).
+ */
+export const CALLS_AHEAD = `
+  SELECT t.nonce::text AS nonce, t.contract_address AS "to", t.calldata, t.value_wei::text AS "valueWei",
+         (SELECT max(a.gas_limit)::text FROM transaction_attempt a
+           WHERE a.project_id = t.project_id AND a.transaction_id = t.id) AS "gasLimit"
+    FROM transaction t
+   WHERE t.chain_id = $1 AND t.from_address = $2 AND t.nonce >= $3 AND ($4::bigint IS NULL OR t.nonce < $4)
+     AND t.status NOT IN ('INVALID', 'FAILED')
+   ORDER BY t.nonce`;
