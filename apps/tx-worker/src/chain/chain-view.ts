@@ -1,5 +1,5 @@
 import type { JsonRpcProvider } from "ethers";
-import { priceFees, type Fees } from "@relay/chain";
+import { priceFees, simulateCalls, type CallToSimulate, type Fees, type SimulatedCall } from "@relay/chain";
 import type { Logger } from "@relay/core";
 import type { ChainRecord } from "@relay/db";
 import { createReceiptIndex, type MinedReceipt } from "./receipt-index";
@@ -26,6 +26,12 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
     if (!block) throw new Error("the node has no latest block");
     return block.gasLimit;
   }, now);
+  const nonceAt = sharedValues(freshMs, async (key: string) => {
+    const [address, block] = key.split("@") as [string, string];
+    return BigInt(await provider.getTransactionCount(address, block === "latest" ? block : Number(block)));
+  }, now);
+  /** Whether the node answers eth_simulateV1; asked by the first simulation, then remembered. */
+  let simulatesInOrder = true;
   /** The last balance read per wallet, with the head it was read at and when. */
   const balanceAt = new Map<string, { head: number; at: number; value: Promise<BalanceAt> }>();
   const receipts = createReceiptIndex({
@@ -48,6 +54,21 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
     fees: (): Promise<Fees> => fees(),
     /** The wallet's pending nonce on chain: a floor for the nonces handed out from Postgres. */
     pendingNonce,
+    /** How many transactions of the wallet are mined at `block`: the nonce its next one there uses. */
+    nonceAt: (address: string, block: BlockTag): Promise<bigint> => nonceAt(`${address}@${block}`),
+    /**
+     * `calls` run one after another on top of `block`; null when the node has no eth_simulateV1
+     * (it is then not asked again by this view).
+     */
+    simulateInOrder: async (calls: readonly CallToSimulate[], block: BlockTag): Promise<SimulatedCall[] | null> => {
+      if (!simulatesInOrder) return null;
+      const outcome = await simulateCalls(provider, calls, block, await blockGasLimit());
+      if (outcome === null) {
+        simulatesInOrder = false;
+        logger.warn({ chainId: chain.chainId.toString() }, "the node has no eth_simulateV1: gas limits are sized against its pending state instead (docs/transactions.md)");
+      }
+      return outcome;
+    },
     balance,
     /** The wallet's balance at a block at or past `block` (a send in that block counted), and that block. */
     balanceAfter: async (address: string, block: number): Promise<BalanceAt> => {
@@ -67,6 +88,9 @@ export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, l
 }
 
 export type ChainView = ReturnType<typeof createChainView>;
+
+/** A block by number, or the latest on a node that keeps no past state. */
+export type BlockTag = number | "latest";
 
 /** A wallet's balance and the block it was read at. */
 export interface BalanceAt {

@@ -1,28 +1,10 @@
-import { classifyRpcError, maxGasCost, type Fees } from "@relay/chain";
+import { classifyRpcError, isMissingPastState, maxGasCost, type Fees } from "@relay/chain";
 import { AppError } from "@relay/core";
-import type { TransactionRecord } from "@relay/db";
-import { toQuantity, type JsonRpcProvider } from "ethers";
-import type { ChainView } from "../chain/chain-view";
-
-/** Gas limit headroom over the estimate: state can change between simulation and inclusion. */
-const GAS_HEADROOM_PERCENT = 120n;
-/** The most gas one transaction may carry on chains with EIP-7825 (Osaka): 2^24. */
-const TX_GAS_CAP = 1n << 24n;
-
-/**
- * The estimate with its headroom, as far as it fits: a limit above the block's (or above 2^24,
- * the per-transaction cap of EIP-7825) is refused by the node for good, so a call that fits but
- * whose 20 % headroom does not ended FAILED. Never below the estimate itself: a call that needs
- * more than a block is the node's to refuse. An estimate above 2^24 says the chain has no such
- * cap (a node that enforces it estimates no more): its headroom is bounded by the block alone, as
- * on L2s that count their L1 data in gas.
- */
-export function withHeadroom(estimate: bigint, blockGasLimit: bigint): bigint {
-  const padded = (estimate * GAS_HEADROOM_PERCENT) / 100n;
-  const ceiling = blockGasLimit < TX_GAS_CAP || estimate > TX_GAS_CAP ? blockGasLimit : TX_GAS_CAP;
-  if (padded <= ceiling) return padded;
-  return estimate > ceiling ? estimate : ceiling;
-}
+import type { TransactionRecord, TransactionRepository } from "@relay/db";
+import { toQuantity } from "ethers";
+import type { BlockTag, ChainView } from "../chain/chain-view";
+import { withHeadroom } from "./gas-limit";
+import { sizeGasInOrder } from "./size-gas-in-order";
 
 interface Sender {
   id: string;
@@ -30,30 +12,53 @@ interface Sender {
 }
 
 export type SenderChoice<W extends Sender> =
-  | { kind: "chosen"; wallet: W; gasLimit: bigint; fees: Fees }
+  /** `at`: the block the gas limit was estimated against. */
+  | { kind: "chosen"; wallet: W; gasLimit: bigint; fees: Fees; at: BlockTag }
   /** The call reverts: INVALID, no nonce taken. */
   | { kind: "reverted"; reason: string }
   /** No candidate can pay; `wallet` is the preferred one, which the transaction waits for. */
   | { kind: "unfunded"; wallet: W; reason: string; gasLimit: bigint | null };
 
-type Simulation = { kind: "estimate"; estimate: bigint } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
+type Simulation = { kind: "sized"; gasLimit: bigint } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
+
+type CallsAhead = Pick<TransactionRepository, "callsAhead">;
 
 /**
- * Simulates the call from `from` with `eth_estimateGas` against the latest block, named: nodes
- * default to "pending", which some (anvil) build by executing every transaction in their pool first
- * (5 ms a call with 400 pending, against 0.2 ms). The raw call: provider.estimateGas also resolves
- * and checksums both addresses on every call (ethers maps the errors the same way).
+ * Simulates the call from `from` with `eth_estimateGas` against block `at`, named: nodes default
+ * to "pending", which some (anvil) build by executing every transaction in their pool first (5 ms
+ * a call with 400 pending, against 0.2 ms), and a block by number is what the gas limit is then
+ * checked after the wallet's transactions in flight against (size-gas-in-order.ts). The raw call:
+ * provider.estimateGas also resolves and checksums both addresses on every call (ethers maps the
+ * errors the same way). A call that reverts there may succeed once the wallet's transactions
+ * still in flight are mined (an approval before the call that spends it): it is run after them
+ * before it is called reverted.
  */
-async function simulate(provider: JsonRpcProvider, tx: TransactionRecord, from: string, data: string): Promise<Simulation> {
+async function simulate(view: ChainView, ahead: CallsAhead, tx: TransactionRecord, from: string, data: string, at: BlockTag): Promise<Simulation> {
+  const call = { from, to: tx.contractAddress, data, value: tx.valueWei };
   try {
-    const estimate = BigInt((await provider.send("eth_estimateGas", [{ from, to: tx.contractAddress, data, value: toQuantity(tx.valueWei) }, "latest"])) as string);
-    return { kind: "estimate", estimate };
+    const estimate = BigInt((await view.provider.send("eth_estimateGas", [{ ...call, value: toQuantity(call.value) }, at === "latest" ? at : toQuantity(at)])) as string);
+    return { kind: "sized", gasLimit: withHeadroom(estimate, await view.blockGasLimit()) };
   } catch (e) {
     const refusal = classifyRpcError(e);
-    if (refusal.kind === "reverted") return { kind: "reverted", reason: refusal.reason };
+    if (refusal.kind === "reverted") {
+      const inOrder = await sizeGasInOrder(ahead, view, call, null, null, at);
+      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: inOrder.gasLimit } : { kind: "reverted", reason: refusal.reason };
+    }
     if (refusal.kind === "insufficient-funds") return { kind: "insufficient-funds", message: refusal.message };
     throw new AppError("UNAVAILABLE", `simulation failed: ${refusal.kind === "transient" ? refusal.message : refusal.kind}`, { retryable: true, cause: e });
   }
+}
+
+/** The block a choice is simulated against: the head this worker shares, or the latest where the node keeps no past state. */
+async function simulationBlock(view: ChainView, from: string): Promise<BlockTag> {
+  const head = await view.head();
+  return view.nonceAt(from, head).then(
+    () => head,
+    (e: unknown) => {
+      if (isMissingPastState(e)) return "latest" as const;
+      throw e;
+    },
+  );
 }
 
 /**
@@ -63,24 +68,30 @@ async function simulate(provider: JsonRpcProvider, tx: TransactionRecord, from: 
  * A candidate after the first is only simulated when its balance is above the call's value, so an
  * empty wallet costs a shared balance read, not an RPC call per transaction.
  */
-export async function chooseSender<W extends Sender>(view: ChainView, provider: JsonRpcProvider, tx: TransactionRecord, candidates: readonly W[]): Promise<SenderChoice<W>> {
+export async function chooseSender<W extends Sender>(
+  view: ChainView,
+  ahead: CallsAhead,
+  tx: TransactionRecord,
+  candidates: readonly W[],
+): Promise<SenderChoice<W>> {
   const data = `0x${Buffer.from(tx.calldata).toString("hex")}`;
   let fees: Fees | undefined;
   let waitFor: { wallet: W; reason: string; gasLimit: bigint | null } | undefined;
   for (const [i, wallet] of candidates.entries()) {
     if (i > 0 && (await view.balance(wallet.address)) <= tx.valueWei) continue;
-    const simulation = await simulate(provider, tx, wallet.address, data);
+    const at = await simulationBlock(view, wallet.address);
+    const simulation = await simulate(view, ahead, tx, wallet.address, data, at);
     if (simulation.kind === "reverted") return { kind: "reverted", reason: `simulation reverted: ${simulation.reason}` };
     if (simulation.kind === "insufficient-funds") {
       waitFor ??= { wallet, reason: `wallet ${wallet.address} cannot pay: ${simulation.message}`, gasLimit: null };
       continue;
     }
     fees ??= await view.fees();
-    const gasLimit = withHeadroom(simulation.estimate, await view.blockGasLimit());
+    const { gasLimit } = simulation;
     const needed = maxGasCost(fees, gasLimit) + tx.valueWei;
     // A block old: a wallet drained since is refused by the node at broadcast, and pauses there.
     const balance = await view.balance(wallet.address);
-    if (balance >= needed) return { kind: "chosen", wallet, gasLimit, fees };
+    if (balance >= needed) return { kind: "chosen", wallet, gasLimit, fees, at };
     waitFor ??= { wallet, reason: `wallet ${wallet.address} holds ${balance} wei, needs up to ${needed} wei`, gasLimit };
   }
   const preferred = waitFor?.wallet ?? candidates[0]!;

@@ -1,4 +1,4 @@
-import { bumpFees, describeCeiling } from "@relay/chain";
+import { bumpFees, describeCeiling, isMissingPastState } from "@relay/chain";
 import { AppError, toError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -17,8 +17,6 @@ type Mined = { attempt: AttemptRecord; receipt: MinedReceipt };
 
 /** Blocks a nonce must have been used for, at least, before a transaction is FAILED for it. */
 const SETTLE_BLOCKS = 2;
-/** How nodes say they do not keep the state of a past block (geth, erigon, hosted RPCs). */
-const NO_PAST_STATE = /missing trie node|historical state|state (is )?not available|pruned|archive/i;
 
 /** What the history says of a replacement the node was given (one whose nonce was used is not noted). */
 function replacementNote(outcome: Exclude<BroadcastOutcome, { kind: "nonce-used" }>): string {
@@ -148,7 +146,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     const countThen = await provider.getTransactionCount(tx.fromAddress, settled).then(BigInt, (e: unknown) => {
       // An endpoint that keeps only the latest state cannot say: decided on the latest count and
       // the receipts, as before this check existed. Any other failure is retried.
-      if (!NO_PAST_STATE.test(toError(e).message)) throw e;
+      if (!isMissingPastState(e)) throw e;
       logger.warn({ err: toError(e), block: settled }, "the RPC cannot count the wallet's nonce at a past block; deciding on the latest count");
       return chainNonce;
     });

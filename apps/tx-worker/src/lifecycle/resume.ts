@@ -44,7 +44,7 @@ export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<Run
   // may cost more gas than the preferred one's (its own storage slots), and a simulation refused
   // for funds left no gas limit to reckon with at all.
   if (latest) return (await broadcast(provider, latest)).kind === "insufficient-funds" ? later : moveToPending(deps, tx);
-  const choice = await chooseSender(view, provider, tx, candidates);
+  const choice = await chooseSender(view, deps.transactions, tx, candidates);
   // A call that reverts now goes to the PENDING step too, which makes it INVALID.
   return choice.kind === "unfunded" ? later : moveToPending(deps, tx);
 }

@@ -1,5 +1,5 @@
 import { bumpFees, describeCeiling, maxGasCost } from "@relay/chain";
-import { AppError } from "@relay/core";
+import { AppError, type Logger } from "@relay/core";
 import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
@@ -7,7 +7,9 @@ import { checkBalance } from "./check-balance";
 import { chooseSender } from "./choose-sender";
 import { noteOnce } from "./note-once";
 import { feesOf, signAttempt } from "./sign-attempt";
+import { sizeGasInOrder } from "./size-gas-in-order";
 import { walletOrder } from "./wallet-choice";
+import type { BlockTag, ChainView } from "../chain/chain-view";
 import type { StepContext, StepDeps } from "./deps";
 
 /**
@@ -33,7 +35,7 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
 
   let attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   if (attempts.length === 0) {
-    const choice = await chooseSender(view, provider, tx, candidates);
+    const choice = await chooseSender(view, deps.transactions, tx, candidates);
     if (choice.kind !== "chosen" && (await deps.transactions.attempts(tx.projectId, tx.id)).length > 0) {
       // Another run of this job (one handed back at shutdown, or taken over after a stall, while
       // the first still runs) signed and sent the transaction while this one simulated. A revert or
@@ -50,7 +52,7 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
       await pause(choice.reason, { fromAddress: choice.wallet.address, ...(choice.gasLimit === null ? {} : { gasLimit: choice.gasLimit }) });
       return runAgainIn(chain.blockTimeMs);
     }
-    const { wallet, gasLimit, fees } = choice;
+    const { wallet, fees } = choice;
 
     const binding = await deps.transactions.allocateNonce({
       projectId: tx.projectId,
@@ -61,6 +63,8 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
     });
     if (!binding) return "done"; // moved on by another worker meanwhile
     const bound = { ...tx, fromAddress: binding.fromAddress, nonce: binding.nonce };
+    const gasLimit = await gasLimitInOrder(deps, view, bound, choice, logger);
+    if (gasLimit === null) return "done";
 
     if (binding.fromAddress !== wallet.address) {
       // Bound by an earlier run to another wallet: that one must pay.
@@ -101,6 +105,35 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
     markBroadcast: attempt.hash,
   });
   return runAgainIn(chain.blockTimeMs);
+}
+
+/**
+ * The gas limit of a bound transaction after the wallet's earlier ones (size-gas-in-order.ts), or
+ * null when it reverts after them: INVALID, and its nonce is filled by a self-transfer.
+ */
+async function gasLimitInOrder(
+  deps: StepDeps,
+  view: ChainView,
+  tx: TransactionRecord & { fromAddress: string; nonce: bigint },
+  { gasLimit: estimated, at }: { gasLimit: bigint; at: BlockTag },
+  logger: Logger,
+): Promise<bigint | null> {
+  const call = { from: tx.fromAddress, to: tx.contractAddress, data: `0x${Buffer.from(tx.calldata).toString("hex")}`, value: tx.valueWei };
+  const inOrder = await sizeGasInOrder(deps.transactions, view, call, tx.nonce, estimated, at);
+  if (inOrder === null) return estimated;
+  const context = { nonce: tx.nonce.toString(), from: tx.fromAddress, ahead: inOrder.ahead, estimated: estimated.toString() };
+  if (inOrder.kind === "too-many") {
+    logger.warn(context, "too many of the wallet's transactions in flight to size the gas limit after them: the estimate stands");
+    return estimated;
+  }
+  if (inOrder.kind === "reverted") {
+    const reason = `simulation reverted after the wallet's ${inOrder.ahead} earlier transaction(s) still in flight: ${inOrder.reason}`;
+    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason });
+    logger.info(context, "the call reverts after the wallet's earlier transactions; INVALID, its nonce to be filled");
+    return null;
+  }
+  if (inOrder.gasLimit !== estimated) logger.info({ ...context, gasLimit: inOrder.gasLimit.toString() }, "gas limit raised for the state the wallet's earlier transactions leave");
+  return inOrder.gasLimit;
 }
 
 const CAPPED = "the fee cap leaves no room for fees the node takes";
