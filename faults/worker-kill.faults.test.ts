@@ -10,7 +10,9 @@ describe("fault: workers SIGKILLed at random moments", () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ name: "worker-kill", chainId: 41_001 });
+    // One wallet and blocks every second, as a chain with block times: the transactions that queue up
+    // behind a killed tx-worker are mined together, each on what the ones before it leave.
+    stack = await startStack({ name: "worker-kill", chainId: 41_001, blockTimeSeconds: 1, wallets: 1 });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();

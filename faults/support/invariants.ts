@@ -108,6 +108,8 @@ export async function checkInvariants(
     if (!FINAL.has(r.status)) violations.push(`transaction ${r.id} is still ${r.status}`);
     if (r.history === 0 || r.lastHistory !== r.status) violations.push(`transaction ${r.id} is ${r.status} but its history ends with ${r.lastHistory}`);
     if (MINED.has(r.status) && (r.attempts === 0 || !r.hash)) violations.push(`transaction ${r.id} is ${r.status} without a signed attempt`);
+    // The load's calls succeed in any order: one that reverted ran out of gas.
+    if (r.status === "REVERTED") violations.push(`transaction ${r.id} REVERTED, though its call succeeds in any order (out of gas?)`);
   }
 
   // The chain: each calldata at most once (exactly once if mined), and only our own sends.

@@ -79,9 +79,15 @@ async function callOnce(stack: Stack, method: string, path: string, body: unknow
 
 let nextOrderId = 1;
 
-/** One sendTransaction of a fresh Recorder.setOrder call (its calldata is unique to it). */
+/**
+ * One sendTransaction of a fresh Recorder.setOrder call (its calldata is unique to it). Every other
+ * order has flags: one without empties the slots the one before it filled, so what a call's storage
+ * writes cost (20,000 gas for a slot filled afresh, 2,900 for one changed) depends on the call
+ * mined before it. Every call is valid in any order: none may revert.
+ */
 export async function sendTransaction(stack: Stack, retryUnansweredMs = 0): Promise<Outcome> {
-  const order = { id: String(nextOrderId++ + stack.anvil.chainId * 1_000_000), owner: OWNER, flags: [] as number[] };
+  const n = nextOrderId++;
+  const order = { id: String(n + stack.anvil.chainId * 1_000_000), owner: OWNER, flags: n % 2 === 0 ? [1, 2, 3] : ([] as number[]) };
   const requestId = randomUUID();
   const answer = await call(stack, "POST", "/transact/sendTransaction", {
     projectId: stack.project.projectId,

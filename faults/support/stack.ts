@@ -69,6 +69,12 @@ export interface StackOptions {
   workerEnv?: Partial<Record<WorkerKind, Record<string, string>>>;
   /** Added to the gateway's environment (GATEWAY_ENV), at its start and every restart. */
   gatewayEnv?: Record<string, string>;
+  /**
+   * Mine a block every this many seconds, as a real chain does, instead of one per transaction:
+   * a wallet's transactions then wait for a block together and run on what the ones before them
+   * leave (the load's calls cost different gas depending on the call before).
+   */
+  blockTimeSeconds?: number;
 }
 
 /**
@@ -78,7 +84,7 @@ export interface StackOptions {
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const kek = testKek();
-  const anvil = await startAnvil({ chainId: options.chainId });
+  const anvil = await startAnvil({ chainId: options.chainId, ...(options.blockTimeSeconds === undefined ? {} : { blockTime: options.blockTimeSeconds }) });
   const recorder = await deployRecorder(anvil.rpcUrl);
   const redis = await startPrivateRedis(await freePort());
   const pool = createPool({ url: testDatabaseUrl(), poolSize: 4 });
