@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server } from "node:http";
+import { cutAnswersNotTaken } from "./answer-deadline";
 import { answerClientErrorsAsJson } from "./client-errors";
 
 /** How long a client may hold a connection at each stage; every stage is bounded. */
@@ -14,7 +15,10 @@ export interface HttpTimeouts {
    * late. Node's default, 30 s, let a 10 s `headersMs` run to 40 s.
    */
   checkIntervalMs: number;
-  /** A connection refused by an error answer (408, 400, 431, 413) is destroyed this long after it at the latest. */
+  /**
+   * An answer a client does not take within this long costs its connection, and a connection
+   * refused by an error answer (408, 400, 431, 413) is destroyed this long after it at the latest.
+   */
   answerMs: number;
 }
 
@@ -33,10 +37,13 @@ export const gatewayHttpTimeouts: HttpTimeouts = Object.freeze({
  * holds a connection past `timeouts`, whatever it does or fails to do (docs/operations.md).
  */
 export function createHttpServer(app: RequestListener, timeouts: HttpTimeouts = gatewayHttpTimeouts): Server {
-  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: timeouts.checkIntervalMs }, app);
+  const server = createServer({ requireHostHeader: false, connectionsCheckingInterval: timeouts.checkIntervalMs });
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.requestMs;
   server.keepAliveTimeout = timeouts.keepAliveMs;
   answerClientErrorsAsJson(server, timeouts.answerMs);
+  // Before the app: an answer the app finishes synchronously must already be watched.
+  cutAnswersNotTaken(server, timeouts.answerMs);
+  server.on("request", app);
   return server;
 }
