@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { answerClientErrorsAsJson } from "./client-errors";
+import { accepted, connectionsFallTo, silentClient } from "./open-connections.test-support";
 
 /** Writes raw bytes and reads until the server closes the connection. */
 function exchange(server: Server, bytes: string): Promise<{ status: number; contentType: string; body: string }> {
@@ -23,7 +24,7 @@ describe("requests the HTTP parser refuses", () => {
   let server: Server;
   beforeAll(async () => {
     server = createServer((_req, res) => res.end("{}"));
-    answerClientErrorsAsJson(server);
+    answerClientErrorsAsJson(server, 60_000);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   });
   afterAll(() => new Promise((r) => server.close(r)));
@@ -38,5 +39,32 @@ describe("requests the HTTP parser refuses", () => {
     expect(answer.status).toBe(status);
     expect(answer.contentType).toBe("application/json; charset=utf-8");
     expect((JSON.parse(answer.body) as { message: string }).message).toMatch(message);
+  });
+});
+
+describe("the connection of a refused request", () => {
+  let server: Server;
+  const clients: net.Socket[] = [];
+  beforeAll(async () => {
+    server = createServer({ connectionsCheckingInterval: 100 }, (_req, res) => res.end("{}"));
+    server.headersTimeout = 500;
+    server.requestTimeout = 1000;
+    answerClientErrorsAsJson(server, 500);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  });
+  afterAll(async () => {
+    for (const c of clients) c.destroy();
+    await new Promise((r) => server.close(r));
+  });
+
+  // Node stops timing a request once it timed out, so after the 408 only our handler can free it.
+  it("is released after the 408, 400 or 431 even if the client neither reads nor closes", async () => {
+    const partial = "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    const partialBody = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{";
+    const requests = [partial, partialBody, "", "GARBAGE\r\n\r\n", `GET / HTTP/1.1\r\nX-Pad: ${"a".repeat(20_000)}\r\n\r\n`];
+    const all = accepted(server, requests.length * 10);
+    for (const bytes of requests) for (let i = 0; i < 10; i++) clients.push(await silentClient(server, bytes));
+    await all;
+    expect(await connectionsFallTo(server, 0, 15_000)).toBe(0);
   });
 });

@@ -17,11 +17,18 @@ function describe(code: string | undefined, maxHeaderSize: number): [number, str
 
 /**
  * Requests the HTTP parser refuses (headers too large, a malformed request line or header, a body
- * shorter than its Content-Length) never reach Express; Node answers them with an empty body.
- * This answers them as JSON with a `message` like every other error, unless part of a response
- * was already written on the connection.
+ * shorter than its Content-Length) or that time out (`headersTimeout`, `requestTimeout`) never
+ * reach Express; Node answers them with an empty body. This answers them as JSON with a `message`
+ * like every other error, unless part of a response was already written on the connection.
+ *
+ * `end()` alone only half-closes: the server's socket (allowHalfOpen) then waits for the client's
+ * FIN, and a client that neither reads nor closes held it for as long as it liked. A timed-out
+ * request is also no longer watched by Node's timeouts, so nothing else would ever free it. The
+ * socket is therefore destroyed `releaseAfterMs` after the answer at the latest: time for a
+ * client that reads to take the answer and close first, whether or not the answer could be
+ * written (a client that does not read leaves it in our write buffer for good).
  */
-export function answerClientErrorsAsJson(server: Server): void {
+export function answerClientErrorsAsJson(server: Server, releaseAfterMs: number): void {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
@@ -33,5 +40,7 @@ export function answerClientErrorsAsJson(server: Server): void {
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+    const release = setTimeout(() => socket.destroy(), releaseAfterMs).unref();
+    socket.once("close", () => clearTimeout(release));
   });
 }

@@ -2,4 +2,4 @@ export { createApp } from "./app";
 export type { GatewayDeps } from "./app";
 export { buildOpenApiDocument } from "./openapi";
 export { answerClientErrorsAsJson } from "./client-errors";
-export { createHttpServer } from "./http-server";
+export { createHttpServer, gatewayHttpTimeouts, type HttpTimeouts } from "./http-server";

@@ -35,9 +35,6 @@ async function main() {
     process.stderr.write(`gateway failed to listen on ${config.host}:${config.port}: ${err.message}\n`);
     process.exit(1);
   });
-  // Slow or idle clients must not hold sockets forever.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
   const http = drainableServer(server);
 
   return {

@@ -11,7 +11,7 @@ import { createTxWorker } from "@relay/tx-worker";
 import { createWebhookWorker } from "@relay/webhook-worker";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
-import { createHttpServer } from "../src/http-server";
+import { createHttpServer, gatewayHttpTimeouts, type HttpTimeouts } from "../src/http-server";
 
 /** Captures every log line of the system under test, so tests can scan them for secrets. */
 export function captureLogs(): { logger: Logger; lines: string[] } {
@@ -27,6 +27,8 @@ export function captureLogs(): { logger: Logger; lines: string[] } {
 
 export interface Harness {
   baseUrl: string;
+  /** The gateway's HTTP server (tests count its open connections). */
+  server: Server;
   db: Database;
   kek: Kek;
   /** The key webhook secrets are sealed with (tests check it never leaks). */
@@ -51,11 +53,12 @@ export interface Harness {
  * `databaseUrl`: a database of the test's own, for tests whose workers claim every project's rows
  * (the webhook dispatcher takes all undispatched events) and would disturb tests running beside them.
  * `workerMetrics`: the registry the in-process workers record job latency and delivery attempts in.
+ * `http`: shorter HTTP timeouts than the gateway's, for tests of slow clients.
  */
 export async function startHarness(
   label: string,
   settings: Partial<GatewayDeps["settings"]> = {},
-  options: { databaseUrl?: string; workerMetrics?: Registry } = {},
+  options: { databaseUrl?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts> } = {},
 ): Promise<Harness> {
   const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
   const db = createDatabase({ pool });
@@ -95,7 +98,7 @@ export async function startHarness(
     },
   });
   const server: Server = await new Promise((resolve) => {
-    const s = createHttpServer(app).listen(0, "127.0.0.1", () => resolve(s));
+    const s = createHttpServer(app, { ...gatewayHttpTimeouts, ...options.http }).listen(0, "127.0.0.1", () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
 
@@ -106,6 +109,7 @@ export async function startHarness(
   const txRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
   const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
+    server,
     db,
     kek,
     webhookKeyring,

@@ -151,6 +151,24 @@ describe("hostile input to every endpoint", () => {
     }
   });
 
+  it("refuses with a 400 calldata no node would take (nested arrays of zeros in a 40 KB body), giving its size and the limit, and stores nothing", async () => {
+    const transactions = await count("transaction");
+    const body = {
+      projectId: world.own.projectId,
+      chainId: CHAIN_ID,
+      contractAddress: world.own.wallet,
+      functionSignature: "f(uint256[][] grid)",
+      args: { grid: new Array(9_999).fill([0]) },
+    };
+    expect(JSON.stringify(body).length).toBeLessThan(41_000);
+    const res = await post(h.baseUrl, "/transact/sendTransaction", body, world.own.apiKey);
+    expect([res.status, res.body.message]).toEqual([
+      400,
+      "args encode to 959972 bytes of calldata; at most 130816 are accepted, as nodes refuse a signed transaction over 131072 bytes (128 KiB); send the data in several smaller calls",
+    ]);
+    expect(await count("transaction")).toBe(transactions);
+  });
+
   it("allows each API route only statuses /openapi.json documents for it (431 comes from Node, before any route)", async () => {
     const doc = JSON.parse((await client.send({ method: "GET", path: "/openapi.json" })).text) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const documented = endpoints(world).filter((e) => e.documented);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ABI_LIMITS } from "@relay/chain";
 import { evmAddress, omittable, uuid } from "../http-schemas";
 
 export const sendTransactionRequest = z
@@ -20,7 +21,10 @@ export const sendTransactionRequest = z
       description: "Your id for the request; returned as transactionId. Reuse answers 409. Null or omitted: one is generated.",
     }),
     args: omittable(z.record(z.string(), z.unknown(), { error: "args must be an object keyed by argument name or index" })).meta({
-      description: "Arguments by name or index; a tuple's value is an object keyed by component name. Null or omitted: none.",
+      description:
+        "Arguments by name or index; a tuple's value is an object keyed by component name. Null or omitted: none. " +
+        `At most ${ABI_LIMITS.arrayLength} elements per array, ${ABI_LIMITS.values} values in all (elements, arrays and tuples counted), ` +
+        `and ${ABI_LIMITS.calldataBytes} bytes of encoded calldata, selector included (nodes refuse a signed transaction over 128 KiB); beyond them, 400.`,
     }),
   })
   .meta({ id: "SendTransactionRequest" });

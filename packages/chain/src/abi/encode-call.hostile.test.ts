@@ -83,6 +83,20 @@ describe("encodeCall with hostile input", () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it("refuses calldata no node would take into its pool, giving its size and the limit", () => {
+    // 9,999 one-element arrays (20,000 values with the outer one): "[0]," is 4 bytes of JSON and 96 of calldata (offset, length, value).
+    const grid = parseFunctionSignature("f(uint256[][] grid)");
+    const args = { grid: new Array(9_999).fill([0]) };
+    expect(JSON.stringify(args).length).toBeLessThan(41_000);
+    expect(badRequestMessage(() => encodeCall(grid, args))).toBe(
+      "args encode to 959972 bytes of calldata; at most 130816 are accepted, as nodes refuse a signed transaction over 131072 bytes (128 KiB); send the data in several smaller calls",
+    );
+    // At the limit: 4 (selector) + 32 (offset) + 32 (length) + the bytes padded to 32.
+    const blob = parseFunctionSignature("f(bytes data)");
+    expect(encodeCall(blob, { data: "0x" + "ab".repeat(130_720) }).calldata.length).toBe(2 + 2 * 130_788);
+    expect(badRequestMessage(() => encodeCall(blob, { data: "0x" + "ab".repeat(130_721) }))).toMatch(/^args encode to 130820 bytes of calldata; at most 130816 are accepted/);
+  });
+
   it("refuses deep JSON where the type has none, without recursing into it", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];

@@ -3,6 +3,7 @@ import { encodeAbiParameters, type AbiParameter } from "viem";
 import { toError } from "@relay/core";
 import { badRequest, describeValue, isPlainObject, shortText } from "./describe-value";
 import { convertValue, type ConvertBudget, type NormalizedValue } from "./convert-value";
+import { ABI_LIMITS } from "./limits";
 import { fieldValues } from "./named-fields";
 
 /**
@@ -53,17 +54,26 @@ export function encodeCall(fragment: FunctionFragment, args: unknown): EncodedCa
   const budget: ConvertBudget = { values: 0 };
   const fields = fieldValues(given, fragment.inputs, "args", { noun: "parameter", label: shortText(signature) });
   const normalizedArgs = fields.map((field) => convertValue(field.type, field.value, field.path, 0, budget));
+  let calldata: string;
   try {
     const values = normalizedArgs.map((v, i) => abiValue(fragment.inputs[i]!, v));
     // viem's encoder: the same bytes as ethers' AbiCoder (a property test holds it to that) at
     // about a twentieth of its CPU (ethers took ~120 µs for a small tuple, a seventh of the
     // gateway's work per sendTransaction).
-    const calldata = `${selector}${encodeAbiParameters(params, values).slice(2)}`;
-    return { calldata, selector, normalizedArgs };
+    calldata = `${selector}${encodeAbiParameters(params, values).slice(2)}`;
   } catch (e) {
     // Not expected once every value has been converted; if the encoder still refuses, the request
     // caused it, and the client should hear its reason rather than a 500.
     const error = toError(e) as Error & { shortMessage?: string };
     throw badRequest(`args could not be encoded for ${shortText(signature)}: ${shortText(error.shortMessage ?? error.message)}`, e);
   }
+  // Every value takes 32 bytes or more, and dynamic ones add offsets and lengths: a small body
+  // (nested arrays of zeros) can ask for calldata no node would take.
+  const bytes = (calldata.length - 2) / 2;
+  if (bytes > ABI_LIMITS.calldataBytes) {
+    throw badRequest(
+      `args encode to ${bytes} bytes of calldata; at most ${ABI_LIMITS.calldataBytes} are accepted, as nodes refuse a signed transaction over 131072 bytes (128 KiB); send the data in several smaller calls`,
+    );
+  }
+  return { calldata, selector, normalizedArgs };
 }
