@@ -85,6 +85,39 @@ describe("POST /wallet/project/:projectId/personalSign", () => {
     expect(res.body.message).toMatch(/already used/);
   });
 
+  it("gives two projects using one signatureId each their own signature, revealing neither to the other; a reuse within a project answers as before", async () => {
+    const sign = (p: ProjectFixture, message: string, signatureId: string) =>
+      post(h.baseUrl, path(p.projectId), { signerAddress: p.wallets[0]!.address, message, signatureId }, p.apiKey);
+    const read = async (p: ProjectFixture, signatureId: string) =>
+      (await fetch(`${h.baseUrl}/wallet/project/${p.projectId}/signatures/${signatureId}`, { headers: { authorization: `Bearer ${p.apiKey}` } })).json();
+    const [sequential, together] = [randomUUID(), randomUUID()];
+    const requests = [
+      { p: project, message: "project's", signatureId: sequential },
+      { p: other, message: "other's", signatureId: sequential },
+      { p: project, message: "project's", signatureId: together },
+      { p: other, message: "other's", signatureId: together },
+    ] as const;
+    const send = (r: (typeof requests)[number]) => sign(r.p, r.message, r.signatureId);
+    // One after the other, then both at once (one signing batch).
+    const answers = [await send(requests[0]), await send(requests[1]), ...(await Promise.all([send(requests[2]), send(requests[3])]))];
+
+    for (const [i, { p, message, signatureId }] of requests.entries()) {
+      const res = answers[i]!;
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ signatureId, message, signerAddress: p.wallets[0]!.address });
+      expect(verifyMessage(message, res.body.signature as string)).toBe(p.wallets[0]!.address);
+      expect(await read(p, signatureId)).toMatchObject({ signatureId, projectId: p.projectId, message, signature: res.body.signature, status: "SIGNED" });
+    }
+
+    // Within a project the id still names its one request: the same one again is the stored signature, another is refused.
+    const again = await sign(other, "other's", sequential);
+    expect(again.status).toBe(200);
+    expect(again.body.signature).toBe(answers[1]!.body.signature);
+    const refused = await sign(other, "project's", sequential);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/already used/);
+  });
+
   it("answers 400 when signerAddress is not a wallet of the project, even if another project owns it", async () => {
     const res = await post(h.baseUrl, path(project.projectId), { signerAddress: other.wallets[0]!.address, message: "x" }, project.apiKey);
     expect(res.status).toBe(400);

@@ -1,4 +1,4 @@
-import { Wallet } from "ethers";
+import { verifyMessage, Wallet } from "ethers";
 import { generateApiKey, parseApiKey } from "@relay/core";
 import { createApiKeyRepository, createChainRepository } from "@relay/db";
 import { createProjectFixture, createTestDatabase, readRedisValues, type ProjectFixture, type TestDatabase } from "@relay/testing";
@@ -165,17 +165,25 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     expect(await rows()).toEqual(before);
   });
 
-  it("refuses to sign with project B's wallet or to reuse B's signatureId through project A, revealing nothing of B", async () => {
+  it("refuses to sign with project B's wallet through project A, and B's signatureId used through A is A's own, revealing nothing of B", async () => {
     const key = a.fixture.apiKey;
     const path = `/wallet/project/${a.fixture.projectId}/personalSign`;
     const before = await rows();
     const wallet = await call("POST", path, key, { signerAddress: b.fixture.wallets[0]!.address, message: "x" });
-    const reused = await call("POST", path, key, { signerAddress: a.fixture.wallets[0]!.address, message: "seed", signatureId: b.signatureId });
-    expect([wallet.status, reused.status]).toEqual([400, 400]);
+    expect(wallet.status).toBe(400);
     expect(wallet.body.message).toMatch(/is not a wallet of project/);
-    expect(reused.body.message).toMatch(/was already used for another signer or message/);
-    expect(reused.text).not.toContain(b.fixture.wallets[0]!.address);
     expect(await rows()).toEqual(before);
+
+    // signatureIds are per project: B's id (and B's message) through A signs A's own request.
+    const storedOfB = () => h.db.signature.findUnique({ where: { projectId_id: { projectId: b.fixture.projectId, id: b.signatureId } } });
+    const ofB = await storedOfB();
+    const reused = await call("POST", path, key, { signerAddress: a.fixture.wallets[0]!.address, message: "seed", signatureId: b.signatureId });
+    expect(reused.status).toBe(200);
+    expect(verifyMessage("seed", reused.body.signature as string)).toBe(a.fixture.wallets[0]!.address);
+    expect(reused.text).not.toContain(b.fixture.wallets[0]!.address);
+    expect(reused.text).not.toContain(ofB!.signature!);
+    expect(await storedOfB()).toEqual(ofB);
+    expect(await rows()).toEqual({ ...before, signature: before.signature + 1 });
   });
 
   it("accepts the project's own ids in upper case", async () => {

@@ -26,8 +26,9 @@ describe("a signatureId used again after a time-out", () => {
     await h.close();
   });
 
-  const storedOnceExists = async (signatureId: string) => {
-    for (let i = 0; i < 400 && !(await h.db.signature.findUnique({ where: { id: signatureId } })); i++) await sleep(5);
+  const stored = (projectId: string, id: string) => h.db.signature.findUnique({ where: { projectId_id: { projectId, id } } });
+  const storedOnceExists = async (projectId: string, signatureId: string) => {
+    for (let i = 0; i < 400 && !(await stored(projectId, signatureId)); i++) await sleep(5);
   };
 
   it("a retry still waiting when the id was taken by another wallet and message does not get that request's signature", async () => {
@@ -46,7 +47,7 @@ describe("a signatureId used again after a time-out", () => {
 
       // C takes the free id for another wallet and message, while B still waits.
       const c = post(h.baseUrl, url, { signerAddress: w1.address, message: "something else", signatureId }, project.apiKey);
-      await storedOnceExists(signatureId);
+      await storedOnceExists(project.projectId, signatureId);
       await h.startWorker();
       restarted = true;
 
@@ -56,8 +57,8 @@ describe("a signatureId used again after a time-out", () => {
       // B's request is not what the id holds now: a 500 (retry later), never C's signature.
       expect(rb.status).toBe(500);
       expect(rb.text).not.toContain(rc.body.signature as string);
-      const stored = await h.db.signature.findUnique({ where: { id: signatureId } });
-      expect(verifyMessage("something else", stored!.signature!)).toBe(w1.address);
+      const record = await stored(project.projectId, signatureId);
+      expect(verifyMessage("something else", record!.signature!)).toBe(w1.address);
     } finally {
       if (!restarted) await h.startWorker();
     }
@@ -104,17 +105,17 @@ describe("a signatureId used again after a time-out", () => {
       const url = `/wallet/project/${project.projectId}/personalSign`;
       const first = await post(h.baseUrl, url, { signerAddress: w0.address, message: "first message", signatureId }, project.apiKey);
       expect(first.status).toBe(500);
-      expect(await h.db.signature.findUnique({ where: { id: signatureId } })).toBeNull();
+      expect(await stored(project.projectId, signatureId)).toBeNull();
 
       const second = post(h.baseUrl, url, { signerAddress: w1.address, message: "second message", signatureId }, project.apiKey);
-      await storedOnceExists(signatureId);
+      await storedOnceExists(project.projectId, signatureId);
       release();
 
       const res = await second;
       expect(res.status).toBe(200);
       expect(verifyMessage("second message", res.body.signature as string)).toBe(w1.address);
-      const stored = await h.db.signature.findUnique({ where: { id: signatureId } });
-      expect(verifyMessage("second message", stored!.signature!)).toBe(w1.address);
+      const record = await stored(project.projectId, signatureId);
+      expect(verifyMessage("second message", record!.signature!)).toBe(w1.address);
     } finally {
       await worker?.close();
       await Promise.allSettled([pool.end(), redis.quit()]);

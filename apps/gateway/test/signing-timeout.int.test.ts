@@ -23,12 +23,12 @@ describe("personal sign when the signing worker is down", () => {
     expect(res.status).toBe(500);
     expect(res.body.message).toMatch(/did not complete within 800 ms; nothing was stored/);
     expect(elapsed).toBeLessThan(5000);
-    expect(await h.db.signature.findUnique({ where: { id: signatureId } })).toBeNull();
+    expect(await h.db.signature.findUnique({ where: { projectId_id: { projectId: project.projectId, id: signatureId } } })).toBeNull();
     expect((await fetch(`${h.baseUrl}/health`)).status).toBe(200);
 
     await h.startWorker();
     const retry = await post(h.baseUrl, `/wallet/project/${project.projectId}/personalSign`, body, project.apiKey);
     expect(retry.status).toBe(200);
-    expect((await h.db.signature.findUnique({ where: { id: signatureId } }))?.status).toBe("SIGNED");
+    expect((await h.db.signature.findUnique({ where: { projectId_id: { projectId: project.projectId, id: signatureId } } }))?.status).toBe("SIGNED");
   });
 });

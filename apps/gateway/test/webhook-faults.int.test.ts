@@ -153,7 +153,7 @@ describe("webhook delivery under faults", () => {
       // reqId: the id of the HTTP request that enqueued the job, for linked log lines (docs/metrics.md).
       for (const data of personalSignJobs) {
         expect(Object.keys(data).sort()).toEqual(["batch", "signatures", "v"]);
-        for (const item of data.signatures as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual(["reqId", "signatureId"]);
+        for (const item of data.signatures as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual(["projectId", "reqId", "signatureId"]);
       }
       const txJobs = jobsOf(everything, "transaction");
       expect(txJobs.length).toBeGreaterThan(0);

@@ -22,11 +22,15 @@ export const MAX_SIGN_BATCH = 100;
 export const jobCatalog = {
   personalSign: {
     queue: "personal-sign",
-    // v2: one job signs a batch of stored requests (the gateway groups the requests that arrive
-    // while its previous enqueue is out; docs/decisions.md). `batch` is new per job, so a request
-    // retried after a time-out gets a fresh job, never the given-up one. v1 (one request per job,
-    // `attempt` new per request) is what gateways before batching send: the worker still signs it,
-    // so a rolling deploy loses nothing.
+    // v3: one job signs a batch of stored requests (the gateway groups the requests that arrive
+    // while its previous enqueue is out; docs/decisions.md), each named by its project and
+    // signatureId (a signatureId is unique per project only), and answers their results in the
+    // order of `signatures`. `batch` is new per job, so a request retried after a time-out gets a
+    // fresh job, never the given-up one, and requests of two projects under one signatureId never
+    // share a job id, nor the result waiter's key, which is the job id. v2 (a batch without
+    // projects, answered by signatureId) and v1 (one request per job, `attempt` new per request)
+    // are what gateways of earlier versions send: the worker still signs them, so a rolling deploy
+    // loses nothing.
     payload: z.discriminatedUnion("v", [
       z.object({ v: z.literal(1), signatureId: z.uuid(), attempt: z.string().regex(/^[0-9a-f]{8,32}$/), reqId: reqIdField }),
       z.object({
@@ -34,8 +38,13 @@ export const jobCatalog = {
         batch: z.string().regex(/^[0-9a-f]{16,32}$/),
         signatures: z.array(z.object({ signatureId: z.uuid(), reqId: reqIdField })).min(1).max(MAX_SIGN_BATCH),
       }),
+      z.object({
+        v: z.literal(3),
+        batch: z.string().regex(/^[0-9a-f]{16,32}$/),
+        signatures: z.array(z.object({ projectId: z.uuid(), signatureId: z.uuid(), reqId: reqIdField })).min(1).max(MAX_SIGN_BATCH),
+      }),
     ]),
-    jobId: (p: { v: 1; signatureId: string; attempt: string } | { v: 2; batch: string }) =>
+    jobId: (p: { v: 1; signatureId: string; attempt: string } | { v: 2 | 3; batch: string }) =>
       p.v === 1 ? `${p.signatureId}-${p.attempt}` : `sign-${p.batch}`,
     options: {
       // The gateway waits only a few seconds; quick retries fit inside that wait.

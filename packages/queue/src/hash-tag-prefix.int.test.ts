@@ -47,7 +47,7 @@ describe("a hash-tagged queue prefix", () => {
     const results = createResultWaiter("personalSign", { connection: redis, prefix });
     await results.ready();
     const group = workerGroup([
-      createTypedWorker("personalSign", async (p) => ({ signed: p.v === 2 ? p.signatures[0]!.signatureId : p.signatureId }), { connection: redis, prefix, concurrency: 2, logger }),
+      createTypedWorker("personalSign", async (p) => ({ signed: p.v === 1 ? p.signatureId : p.signatures[0]!.signatureId }), { connection: redis, prefix, concurrency: 2, logger }),
       createTypedWorker("deliverWebhook", async () => ({ delivered: true }), { connection: redis, prefix, concurrency: 2, logger }),
       createTypedWorker("processTransaction", async () => {
         throw new Error("a failure leaves its own keys too");

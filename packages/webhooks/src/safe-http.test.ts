@@ -71,6 +71,33 @@ describe("safe HTTP client, private networks allowed", () => {
     expect(result).toMatchObject({ status: 200, body: "partial", truncated: true });
   });
 
+  it("answers a receiver that sends its status and then trickles the body a byte a second once the body time-out ends, and closes the connection", async () => {
+    let cutBeforeItsEnd!: (cut: boolean) => void;
+    const closed = new Promise<boolean>((r) => (cutBeforeItsEnd = r));
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-length": "60" });
+      res.write("x"); // the status line and headers go out with the first byte
+      const drip = setInterval(() => res.write("x"), 1000);
+      res.on("close", () => {
+        clearInterval(drip);
+        cutBeforeItsEnd(!res.writableFinished);
+      });
+    });
+    const trickled = createSafeHttpClient({ allowPrivateNetworks: true, totalTimeoutMs: 30_000, bodyTimeoutMs: 1500 });
+    try {
+      const started = performance.now();
+      const result = await trickled.post(server.origin, "{}");
+      // Well before the total time-out, however slowly the body comes.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(result).toMatchObject({ status: 200, truncated: true, body: expect.stringMatching(/^x+$/) });
+      // When the receiver answered, not when the client stopped reading.
+      expect(result.durationMs).toBeLessThan(1500);
+      expect(await closed).toBe(true);
+    } finally {
+      trickled.close();
+    }
+  });
+
   it("reads at most 64 KiB of a huge response, then stops", async () => {
     // A response that never ends, and a client whose total time-out is beyond this test's: only a
     // client that stops reading at the limit (and closes the connection) answers at all.

@@ -12,8 +12,13 @@ export interface SafeHttpOptions {
   allowPrivateNetworks: boolean;
   /** From the start until the TCP connection is up, name resolution included. */
   connectTimeoutMs?: number;
-  /** From the start until the response's status line and headers have arrived, and the body is read. */
+  /** From the start until the response's status line and headers have arrived: the answer. */
   totalTimeoutMs?: number;
+  /**
+   * How long the body is read once the answer has arrived (never past the total time-out). The
+   * body does not change the answer; a body complete by then lets the connection be kept.
+   */
+  bodyTimeoutMs?: number;
   maxResponseBytes?: number;
   /**
    * DNS servers that resolve callback hosts (`1.1.1.1`, `[2606:4700::1111]:53`); the system's when
@@ -28,8 +33,9 @@ export interface SafeHttpResponse {
   status: number;
   /** The body as UTF-8, at most maxResponseBytes of it. */
   body: string;
-  /** The body is incomplete: cut at maxResponseBytes, at the total time-out, or by the peer. */
+  /** The body is incomplete: cut at maxResponseBytes, at the body or total time-out, or by the peer. */
   truncated: boolean;
+  /** From the start until the status line and headers arrived: when the receiver answered. */
   durationMs: number;
   error?: undefined;
 }
@@ -72,6 +78,7 @@ export function createSafeHttpClient(options: SafeHttpOptions): SafeHttpClient {
   const settings = {
     connectTimeoutMs,
     totalTimeoutMs: options.totalTimeoutMs ?? 10_000,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 1_000,
     maxResponseBytes: options.maxResponseBytes ?? 65_536,
     lookup: guardedLookup(resolve, options.allowPrivateNetworks),
   };
@@ -116,6 +123,7 @@ const STALE = Symbol("stale kept-alive connection");
 interface SendSettings {
   connectTimeoutMs: number;
   totalTimeoutMs: number;
+  bodyTimeoutMs: number;
   maxResponseBytes: number;
   lookup: LookupFunction | undefined;
 }
@@ -139,9 +147,11 @@ function send(
     });
     let phase: RequestPhase = "connecting";
     let status = 0;
+    let answeredMs = 0;
     let received = 0;
     const chunks: Buffer[] = [];
     let settled = false;
+    let bodyTimer: NodeJS.Timeout | undefined;
 
     /** `keep`: the response was read to its end, so the connection can serve the next delivery. */
     const settle = (result: SafeHttpResult | typeof STALE, keep = false) => {
@@ -149,11 +159,12 @@ function send(
       settled = true;
       clearTimeout(connectTimer);
       clearTimeout(totalTimer);
+      clearTimeout(bodyTimer);
       if (!keep) req.destroy();
       resolve(result);
     };
     const respond = (truncated: boolean) =>
-      settle({ status, body: Buffer.concat(chunks).toString("utf8"), truncated, durationMs: msSince(started) }, !truncated);
+      settle({ status, body: Buffer.concat(chunks).toString("utf8"), truncated, durationMs: answeredMs }, !truncated);
     // Once the status line has arrived the receiver has answered: a body cut short afterwards
     // does not turn that answer into "no response".
     const failed = (e: unknown) => {
@@ -190,6 +201,10 @@ function send(
     req.on("response", (res) => {
       phase = "reading";
       status = res.statusCode ?? 0;
+      answeredMs = msSince(started);
+      // The status is the answer. A body still coming after a short while (a receiver trickling
+      // it) is cut, and its connection closed: it must not hold the caller until the total time-out.
+      bodyTimer = setTimeout(() => respond(true), s.bodyTimeoutMs);
       res.on("data", (chunk: Buffer) => {
         const room = s.maxResponseBytes - received;
         chunks.push(chunk.subarray(0, room));

@@ -31,8 +31,8 @@ export function personalSignRoutes(deps: PersonalSignRoutesDeps): Router {
     const { projectId, signatureId } = parseOr(signatureIdParams, req.params);
     linkLogIds(res, { signatureId });
     assertProjectAccess(principalOf(res.locals), projectId);
-    const record = await deps.signatures.findById(signatureId);
-    if (!record || record.projectId !== projectId) {
+    const record = await deps.signatures.findById(projectId, signatureId);
+    if (!record) {
       throw new AppError("NOT_FOUND", `No signature ${signatureId} in project ${projectId}`);
     }
     res.json({

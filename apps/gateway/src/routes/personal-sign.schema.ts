@@ -14,7 +14,7 @@ export const personalSignRequest = z
       .meta({ description: "Signed as EIP-191 personal_sign over its UTF-8 bytes, exactly as given" }),
     signatureId: omittable(uuid("signatureId must be a UUID")).meta({
       description:
-        "Your id for this request; generated when null or omitted. Reusing it with the same signer and message returns the stored signature; with another, 400.",
+        "Your id for this request, unique within the project (another project may use the same id); generated when null or omitted. Reusing it with the same signer and message returns the stored signature; with another, 400.",
     }),
   })
   .meta({ id: "PersonalSignRequest" });

@@ -25,7 +25,7 @@ describe("claimSignatureId", () => {
     const first = request();
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "new" });
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "pending" });
-    expect(await signatures.markSigned(first.id, "0xsigned", first)).toBe(true);
+    expect(await signatures.markSigned(first, "0xsigned", first)).toBe(true);
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "signed", signature: "0xsigned" });
 
     const otherMessage = claimSignatureId(signatures, request(first.id, "something else"));
@@ -41,14 +41,27 @@ describe("claimSignatureId", () => {
     const racing: Pick<SignatureRepository, "insertPending" | "findById"> = {
       insertPending: async (input) => {
         const inserted = await signatures.insertPending(input);
-        if (!inserted && !removed) removed = await signatures.deletePending(input.id, input);
+        if (!inserted && !removed) removed = await signatures.deletePending(input, input);
         return inserted;
       },
-      findById: (id) => signatures.findById(id),
+      findById: (projectId, id) => signatures.findById(projectId, id),
     };
 
     expect(await claimSignatureId(racing, retry)).toEqual({ kind: "new" });
     expect(removed).toBe(true);
-    expect((await signatures.findById(retry.id))?.status).toBe("PENDING");
+    expect((await signatures.findById(retry.projectId, retry.id))?.status).toBe("PENDING");
+  });
+
+  it("claims an id another project holds as new in this project, and refuses a reuse within this project only", async () => {
+    const other = await createProjectFixture(db, testKek());
+    const theirs = { id: randomUUID(), projectId: other.projectId, walletId: other.wallets[0]!.id, message: bytes("theirs") };
+    expect(await claimSignatureId(signatures, theirs)).toEqual({ kind: "new" });
+    expect(await signatures.markSigned(theirs, "0xtheirs", theirs)).toBe(true);
+
+    const mine = request(theirs.id, "mine");
+    expect(await claimSignatureId(signatures, mine)).toEqual({ kind: "new" });
+    expect(await claimSignatureId(signatures, mine)).toEqual({ kind: "pending" });
+    await expect(claimSignatureId(signatures, request(theirs.id, "theirs"))).rejects.toMatchObject({ code: "SIGNATURE_ERROR" });
+    expect(await claimSignatureId(signatures, theirs)).toEqual({ kind: "signed", signature: "0xtheirs" });
   });
 });

@@ -25,12 +25,13 @@ const insert = async (signatures: Pick<SignatureRepository, "insertPending">, re
 };
 
 /**
- * Stores a personal-sign request under its signatureId, or finds the same request stored before
- * (a client's retry): "new" when this call stored it, "signed" with the signature when an earlier
- * one finished, "pending" when an earlier one is still waiting. The id held by another signer or
- * message is the contract's 400. A record that conflicted but is gone when read (an earlier try
- * removed it as it gave up, or its clean-up ran) is not "used for another": the insert is tried
- * again, which is what the client's retry asked for.
+ * Stores a personal-sign request under its project's signatureId, or finds the same request stored
+ * before (a client's retry): "new" when this call stored it, "signed" with the signature when an
+ * earlier one finished, "pending" when an earlier one is still waiting. The id held in the project
+ * by another signer or message is the contract's 400; another project's records under the same
+ * id are never looked at (a signatureId is unique per project). A record that conflicted but is
+ * gone when read (an earlier try removed it as it gave up, or its clean-up ran) is not "used for
+ * another": the insert is tried again, which is what the client's retry asked for.
  */
 export async function claimSignatureId(
   signatures: Pick<SignatureRepository, "insertPending" | "findById">,
@@ -38,9 +39,9 @@ export async function claimSignatureId(
 ): Promise<Claim> {
   for (let tries = 1; ; tries++) {
     if (await insert(signatures, request)) return { kind: "new" };
-    const existing = await signatures.findById(request.id);
+    const existing = await signatures.findById(request.projectId, request.id);
     if (existing) {
-      if (existing.projectId !== request.projectId || existing.walletId !== request.walletId || !sameBytes(existing.message, request.message)) {
+      if (existing.walletId !== request.walletId || !sameBytes(existing.message, request.message)) {
         throw new AppError("SIGNATURE_ERROR", `signatureId ${request.id} was already used for another signer or message; omit it or send a new UUID`);
       }
       return existing.status === "SIGNED" && existing.signature ? { kind: "signed", signature: existing.signature } : { kind: "pending" };

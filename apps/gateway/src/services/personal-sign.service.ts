@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError, isAppError, type Logger } from "@relay/core";
-import { messageDigest, sameContent, type SignatureContent, type SignatureRepository, type WalletRepository } from "@relay/db";
+import { messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { RequestContext } from "./request-context";
 import { CLEANUP_DELAYS_MS, createBackgroundRetrier } from "./retry-in-background";
@@ -63,8 +63,8 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
    * a clean-up that failed): the request fails, and the record, if any, is removed in the
    * background once Postgres answers again, so a 500 leaves nothing behind.
    */
-  const removeLater = (signatureId: string, content: SignatureContent, cause: unknown): AppError => {
-    void cleanups.retry(() => deps.signatures.deletePending(signatureId, content), { signatureId, cleanup: "pending signature" });
+  const removeLater = (key: SignatureKey, content: SignatureContent, cause: unknown): AppError => {
+    void cleanups.retry(() => deps.signatures.deletePending(key, content), { projectId: key.projectId, signatureId: key.id, cleanup: "pending signature" });
     return new AppError("INTERNAL", "Signing could not be completed: the database is unavailable. Retry with the same signatureId later.", { cause });
   };
 
@@ -75,9 +75,9 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     signatureId,
   });
 
-  /** The stored signature under `signatureId` when it is of `content`; a record of another request that took the id since does not count. */
-  const storedSignature = async (signatureId: string, content: SignatureContent): Promise<string | undefined> => {
-    const record = await deps.signatures.findById(signatureId);
+  /** The stored signature under `key` when it is of `content`; a record of another request that took the key since does not count. */
+  const storedSignature = async (key: SignatureKey, content: SignatureContent): Promise<string | undefined> => {
+    const record = await deps.signatures.findById(key.projectId, key.id);
     return record?.status === "SIGNED" && record.signature && sameContent(record, content) ? record.signature : undefined;
   };
 
@@ -87,22 +87,23 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
    * now holds another request's (signature-content.ts). A worker older than that answer's fields
    * is checked against the stored record instead.
    */
-  const ownSignature = async (signatureId: string, content: SignatureContent, result: SignOutcome & { outcome: "signed" }): Promise<string | undefined> => {
-    if (result.walletId === undefined || result.messageSha256 === undefined) return storedSignature(signatureId, content);
+  const ownSignature = async (key: SignatureKey, content: SignatureContent, result: SignOutcome & { outcome: "signed" }): Promise<string | undefined> => {
+    if (result.walletId === undefined || result.messageSha256 === undefined) return storedSignature(key, content);
     return result.walletId === content.walletId && result.messageSha256 === messageDigest(content.message) ? result.signature : undefined;
   };
 
   const waitForSignature = async (
-    signatureId: string,
+    key: SignatureKey,
     request: PersonalSignRequest,
     content: SignatureContent,
     context: RequestContext,
   ): Promise<PersonalSignResponse> => {
+    const signatureId = key.id;
     let failure: unknown;
     try {
-      const result = await deps.batches.sign(signatureId, context.reqId);
+      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId);
       if (result.outcome === "signed") {
-        const signature = await ownSignature(signatureId, content, result);
+        const signature = await ownSignature(key, content, result);
         if (signature) return respond(signatureId, request, signature);
         failure = new AppError("INTERNAL", "signing worker signed another request stored under this signatureId since");
       } else {
@@ -115,15 +116,15 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     // request unless the worker signed it after all.
     let removed: boolean;
     try {
-      removed = await deps.signatures.deletePending(signatureId, content);
+      removed = await deps.signatures.deletePending(key, content);
     } catch (e) {
-      throw removeLater(signatureId, content, e);
+      throw removeLater(key, content, e);
     }
     if (!removed) {
-      const signature = await storedSignature(signatureId, content);
+      const signature = await storedSignature(key, content);
       if (signature) return respond(signatureId, request, signature);
     }
-    deps.logger.warn({ err: failure, signatureId }, "personal sign not completed");
+    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId }, "personal sign not completed");
     const timedOut = isAppError(failure) && failure.code === "TIMEOUT";
     throw new AppError(
       "INTERNAL",
@@ -138,17 +139,17 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
     sign: async (projectId: string, request: PersonalSignRequest, context: RequestContext = {}): Promise<PersonalSignResponse> => {
       const wallet = await walletOf(projectId, request.signerAddress);
-      const signatureId = request.signatureId ?? randomUUID();
+      const key = { projectId, id: request.signatureId ?? randomUUID() };
       const content = { walletId: wallet.id, message: encoder.encode(request.message) };
 
       let claim: Claim;
       try {
-        claim = await claimSignatureId(deps.signatures, { id: signatureId, projectId, ...content });
+        claim = await claimSignatureId(deps.signatures, { ...key, ...content });
       } catch (e) {
-        throw e instanceof InsertUnanswered ? removeLater(signatureId, content, e.reason) : e;
+        throw e instanceof InsertUnanswered ? removeLater(key, content, e.reason) : e;
       }
-      if (claim.kind === "signed") return respond(signatureId, request, claim.signature);
-      return waitForSignature(signatureId, request, content, context);
+      if (claim.kind === "signed") return respond(key.id, request, claim.signature);
+      return waitForSignature(key, request, content, context);
     },
   };
 }

@@ -17,9 +17,10 @@ export type SignOutcome =
   | { outcome: "gone" }
   | { outcome: "failed"; reason: string };
 
+/** The worker's answer to a v3 job: each request's outcome, in the order of the job's `signatures`. */
 interface BatchResult {
-  v: 2;
-  results: Record<string, SignOutcome>;
+  v: 3;
+  results: SignOutcome[];
 }
 
 /**
@@ -37,6 +38,15 @@ function withinTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T
 interface Ticket {
   /** The batch's result; rejects (TIMEOUT, the job failed) only after the job was discarded. */
   done: Promise<BatchResult>;
+  /** The request's place in the batch, and so in its results. */
+  index: number;
+}
+
+interface SignRequest {
+  projectId: string;
+  signatureId: string;
+  reqId?: string | undefined;
+  deadline: number;
 }
 
 /**
@@ -51,12 +61,12 @@ interface Ticket {
  * start on it (one that already has, finds the record gone and does not sign).
  */
 export function createSignBatches(deps: SignBatchesDeps) {
-  const enqueueBatch = createBatcher<{ signatureId: string; reqId?: string | undefined; deadline: number }, Ticket>(
+  const enqueueBatch = createBatcher<SignRequest, Ticket>(
     async (requests) => {
       const payload = {
-        v: 2 as const,
+        v: 3 as const,
         batch: randomBytes(8).toString("hex"),
-        signatures: requests.map(({ signatureId, reqId }) => ({ signatureId, ...(reqId === undefined ? {} : { reqId }) })),
+        signatures: requests.map(({ projectId, signatureId, reqId }) => ({ projectId, signatureId, ...(reqId === undefined ? {} : { reqId }) })),
       };
       // The batch ends at its earliest request's deadline: a request's time-out counts from the
       // request, also when it waited behind a batch whose enqueue hung.
@@ -76,25 +86,25 @@ export function createSignBatches(deps: SignBatchesDeps) {
         throw e;
       });
       done.catch(() => undefined); // observed by every request of the batch
-      return requests.map(() => ({ done }));
+      return requests.map((_, index) => ({ done, index }));
     },
     { maxBatchSize: Math.min(deps.maxBatchSize ?? MAX_SIGN_BATCH, MAX_SIGN_BATCH), maxInFlight: 1 },
   );
 
   return {
     /**
-     * Signs a stored request in the next batch and answers the worker's outcome for it. Rejects
-     * when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT), within the
-     * time-out counted from this call.
+     * Signs a project's stored request in the next batch and answers the worker's outcome for it.
+     * Rejects when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT), within
+     * the time-out counted from this call.
      */
-    sign: async (signatureId: string, reqId?: string): Promise<SignOutcome> => {
+    sign: async (projectId: string, signatureId: string, reqId?: string): Promise<SignOutcome> => {
       const deadline = Date.now() + deps.timeoutMs;
       // Behind a batch whose enqueue hangs, a request used to wait that time-out and then its own
       // again. Given up on here, its record is removed by the caller, and a worker that later
       // starts on its batch finds it gone.
-      const ticket = await withinTimeout(enqueueBatch({ signatureId, reqId, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
+      const ticket = await withinTimeout(enqueueBatch({ projectId, signatureId, reqId, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
       const { results } = await ticket.done;
-      const outcome = results[signatureId];
+      const outcome = results[ticket.index];
       if (!outcome) throw new AppError("INTERNAL", `signing worker's answer for batch has no result for ${signatureId}`);
       return outcome;
     },

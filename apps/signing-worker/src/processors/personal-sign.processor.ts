@@ -1,10 +1,10 @@
 import { isAppError, toError, type Logger } from "@relay/core";
-import { messageDigest, sameContent, type SignatureContent, type SignatureRepository } from "@relay/db";
+import { messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository } from "@relay/db";
 import type { Signer } from "@relay/custody";
-import type { Processor } from "@relay/queue";
+import type { JobPayload, Processor } from "@relay/queue";
 
 export interface PersonalSignDeps {
-  signatures: Pick<SignatureRepository, "findForSigning" | "markSigned" | "findById">;
+  signatures: Pick<SignatureRepository, "findForSigning" | "markSigned" | "findById" | "findProjectIds">;
   signer: Pick<Signer, "signMessage">;
 }
 
@@ -20,8 +20,14 @@ export type PersonalSignResult =
   | { outcome: "gone" }
   | { outcome: "failed"; reason: string };
 
-/** A batch job's answer: each request's result by its signatureId. */
+/** A v3 batch job's answer: each request's result, in the order of the job's `signatures`. */
 export interface PersonalSignBatchResult {
+  v: 3;
+  results: PersonalSignResult[];
+}
+
+/** A v2 batch job's answer (gateways of an earlier version): each request's result by its signatureId. */
+export interface LegacyBatchResult {
   v: 2;
   results: Record<string, PersonalSignResult>;
 }
@@ -31,21 +37,21 @@ export interface PersonalSignBatchResult {
  * is gone was given up by the gateway (time-out) and is not signed; a record already signed
  * returns its signature, so a retried or duplicated job is harmless.
  */
-async function signOne(deps: PersonalSignDeps, signatureId: string, logger: Logger): Promise<PersonalSignResult> {
-  const record = await deps.signatures.findForSigning(signatureId);
+async function signOne(deps: PersonalSignDeps, key: SignatureKey, logger: Logger): Promise<PersonalSignResult> {
+  const record = await deps.signatures.findForSigning(key);
   if (!record) {
-    logger.info({ signatureId }, "signature request no longer exists; skipped");
+    logger.info({ projectId: key.projectId, signatureId: key.id }, "signature request no longer exists; skipped");
     return { outcome: "gone" };
   }
   if (record.status === "SIGNED" && record.signature) return signed(record.signature, record);
 
   const signature = await deps.signer.signMessage(record.walletId, record.message);
-  // Only onto the record that was read: one stored under the same id since (the gateway gave
+  // Only onto the record that was read: one stored under the same key since (the gateway gave
   // the first up meanwhile) keeps waiting for its own signature.
-  if (await deps.signatures.markSigned(signatureId, signature, record)) return signed(signature, record);
+  if (await deps.signatures.markSigned(key, signature, record)) return signed(signature, record);
 
   // Lost a race: another replica signed it (same deterministic signature), or the gateway gave up.
-  const now = await deps.signatures.findById(signatureId);
+  const now = await deps.signatures.findById(key.projectId, key.id);
   return now?.status === "SIGNED" && now.signature && sameContent(now, record) ? signed(now.signature, now) : { outcome: "gone" };
 }
 
@@ -56,31 +62,61 @@ const signed = (signature: string, content: SignatureContent): PersonalSignResul
   messageSha256: messageDigest(content.message),
 });
 
+/** What a request of a job names: a record to sign, or an outcome known without one. */
+type Target = SignatureKey | PersonalSignResult;
+const isKey = (t: Target): t is SignatureKey => !("outcome" in t);
+const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
+
+/**
+ * The records a job's requests name, in its order. v1 and v2 jobs (gateways before signatureIds
+ * were per project) name no project: the record is the one under the id, as ids were unique when
+ * those gateways stored them. An id that another project has used since does not say which record
+ * was meant, and that request fails.
+ */
+async function targetsOf(deps: PersonalSignDeps, payload: JobPayload<"personalSign">, logger: Logger): Promise<Target[]> {
+  if (payload.v === 3) return payload.signatures.map(({ projectId, signatureId }) => ({ projectId, id: signatureId }));
+  const ids = payload.v === 1 ? [payload.signatureId] : payload.signatures.map((s) => s.signatureId);
+  const projects = await deps.signatures.findProjectIds(ids);
+  return ids.map((id): Target => {
+    const [projectId, ...others] = projects.get(id) ?? [];
+    if (projectId === undefined) {
+      logger.info({ signatureId: id }, "signature request no longer exists; skipped");
+      return { outcome: "gone" };
+    }
+    if (others.length > 0) return { outcome: "failed", reason: `signatureId ${id} is used by more than one project, and the job names none` };
+    return { projectId, id };
+  });
+}
+
 /**
  * Signs the requests of a job. The requests of a batch run side by side, so the repository
  * coalesces their reads and updates into one statement each. A fault a retry can heal (Postgres
  * unreachable) fails the whole job, and BullMQ runs it again: requests already signed are then
  * answered from their records. A fault that cannot heal fails only its own request.
  *
- * A v1 job (one request, from a gateway before batching) answers in the v1 shape its gateway
- * waits for.
+ * v1 and v2 jobs (gateways of earlier versions) are answered in the shape their gateway waits for.
  */
 export function createPersonalSignProcessor(deps: PersonalSignDeps): Processor<"personalSign"> {
-  return async (payload, { logger }): Promise<PersonalSignResult | PersonalSignBatchResult> => {
-    const ids = payload.v === 1 ? [payload.signatureId] : [...new Set(payload.signatures.map((s) => s.signatureId))];
-    const settled = await Promise.allSettled(ids.map((id) => signOne(deps, id, logger)));
+  return async (payload, { logger }): Promise<PersonalSignResult | LegacyBatchResult | PersonalSignBatchResult> => {
+    const targets = await targetsOf(deps, payload, logger);
+    // A batch may name one record twice (a client's retry while the first try waits): signed once.
+    const keys = [...new Map(targets.filter(isKey).map((k) => [keyText(k), k])).values()];
+    const settled = await Promise.allSettled(keys.map((key) => signOne(deps, key, logger)));
     const transient = settled.find((s) => s.status === "rejected" && !(isAppError(s.reason) && !s.reason.retryable));
     if (transient?.status === "rejected") throw toError(transient.reason);
 
-    const results: Record<string, PersonalSignResult> = {};
+    const byKey = new Map<string, PersonalSignResult>();
     settled.forEach((s, i) => {
-      const id = ids[i]!;
-      if (s.status === "fulfilled") results[id] = s.value;
+      const key = keys[i]!;
+      if (s.status === "fulfilled") byKey.set(keyText(key), s.value);
       else {
-        logger.error({ err: toError(s.reason), signatureId: id }, "signature request cannot be signed");
-        results[id] = { outcome: "failed", reason: toError(s.reason).message };
+        logger.error({ err: toError(s.reason), projectId: key.projectId, signatureId: key.id }, "signature request cannot be signed");
+        byKey.set(keyText(key), { outcome: "failed", reason: toError(s.reason).message });
       }
     });
-    return payload.v === 1 ? results[payload.signatureId]! : { v: 2, results };
+    const results = targets.map((t) => (isKey(t) ? byKey.get(keyText(t))! : t));
+    if (payload.v === 1) return results[0]!;
+    if (payload.v === 2) return { v: 2, results: Object.fromEntries(payload.signatures.map((s, i) => [s.signatureId, results[i]!])) };
+    return { v: 3, results };
   };
 }

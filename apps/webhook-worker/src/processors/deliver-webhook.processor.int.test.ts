@@ -191,4 +191,47 @@ describe("deliverWebhook processor", () => {
       receiver.close();
     }
   });
+
+  test("a 2xx receiver that trickles its body a byte a second is DELIVERED as it answers, with the time of its answer, and its connection closed", async () => {
+    let cutBeforeItsEnd!: (cut: boolean) => void;
+    const closed = new Promise<boolean>((r) => (cutBeforeItsEnd = r));
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-length": "60" });
+        res.write("x"); // the status line and headers go out with the first byte
+        const drip = setInterval(() => res.write("x"), 1000);
+        res.on("close", () => {
+          clearInterval(drip);
+          cutBeforeItsEnd(!res.writableFinished);
+        });
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    // The worker's defaults: total time-out 10 s.
+    const patient = createSafeHttpClient({ allowPrivateNetworks: true });
+    try {
+      const [older] = await twoEventsOfOneTransaction(keyring, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+      const deliver = createDeliverWebhookProcessor({
+        deliveries: createWebhookDeliveryRepository(b.pool),
+        callbacks: createEventCallbackRepository({ sql: b.pool, db: b.db }),
+        http: patient,
+        keyring,
+        retryScheduleMs: SCHEDULE,
+        now: () => now,
+      });
+      now = Date.now() + 1000;
+      const started = performance.now();
+      expect(await deliver({ v: 1, deliveryId: older.id }, context)).toEqual({ status: "DELIVERED" });
+      expect(performance.now() - started).toBeLessThan(5_000); // well before the 10 s total time-out
+      const [stat] = await statsOf(older.id);
+      expect(stat.responseStatus).toBe(200);
+      expect(stat.data.error).toBeUndefined();
+      expect(stat.data.durationMs).toBeLessThan(1_000); // when it answered, not when reading stopped
+      expect(await closed).toBe(true); // by the worker, before the body's end
+    } finally {
+      patient.close();
+      receiver.close();
+    }
+  });
 });

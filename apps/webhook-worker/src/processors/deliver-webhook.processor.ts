@@ -33,7 +33,7 @@ export interface DeliverWebhookDeps {
  */
 type Attempt = SafeHttpResult | { status: 0; durationMs: number; error: "unsigned" | "circuit-open"; message: string };
 
-/** The stats entry's `data`: how long it took, and why it got no answer. */
+/** The stats entry's `data`: how long until the receiver answered (or the attempt gave up), and why it got no answer. */
 const dataOf = (attempt: Attempt) => ({
   durationMs: attempt.durationMs,
   ...(attempt.error !== undefined ? { error: `${attempt.error}: ${attempt.message}` } : {}),

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 
 /**
  * What a personal-sign record asks to have signed: the wallet and the exact message bytes. A
- * signatureId names a record only until the record is removed (a request that timed out), after
- * which another request may store different content under the same id; every step after the
- * insert therefore checks the content it acts on, not the id alone. Two records with the same
+ * project's signatureId names a record only until the record is removed (a request that timed
+ * out), after which another request of the project may store different content under the same id;
+ * every step after the insert therefore checks the content it acts on, not the key alone. Two records with the same
  * content have the same signature (RFC 6979 signatures are deterministic), so acting on either is
  * right.
  */

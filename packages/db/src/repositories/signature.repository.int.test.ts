@@ -18,6 +18,7 @@ describe("signature repository, coalesced", () => {
     const project = await createProjectFixture(db, testKek());
     const walletId = project.wallets[0]!.id;
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const key = (id: string) => ({ projectId: project.projectId, id });
     const request = (id: string, message: string) => ({ id, projectId: project.projectId, walletId, message: text(message) });
 
     // b is sent twice in one batch: only the first insert wins.
@@ -25,7 +26,7 @@ describe("signature repository, coalesced", () => {
     expect(inserted).toEqual([true, true, false, true]);
 
     const unknown = randomUUID();
-    const found = await Promise.all([c, unknown, a, b].map((id) => signatures.findForSigning(id)));
+    const found = await Promise.all([c, unknown, a, b].map((id) => signatures.findForSigning(key(id))));
     expect(found.map((f) => f && [f.status, new TextDecoder().decode(f.message), f.walletId])).toEqual([
       ["PENDING", "ñ ✓ \u0000", walletId],
       null,
@@ -34,31 +35,59 @@ describe("signature repository, coalesced", () => {
     ]);
 
     const marked = await Promise.all([
-      signatures.markSigned(a, "0xaa", { walletId, message: text("one") }),
-      signatures.markSigned(b, "0xbb", { walletId, message: text("two") }),
-      signatures.markSigned(b, "0xbb", { walletId, message: text("two") }),
-      signatures.markSigned(unknown, "0xcc", { walletId, message: text("x") }),
+      signatures.markSigned(key(a), "0xaa", { walletId, message: text("one") }),
+      signatures.markSigned(key(b), "0xbb", { walletId, message: text("two") }),
+      signatures.markSigned(key(b), "0xbb", { walletId, message: text("two") }),
+      signatures.markSigned(key(unknown), "0xcc", { walletId, message: text("x") }),
     ]);
     expect(marked).toEqual([true, true, false, false]);
-    expect((await signatures.findById(b))?.signature).toBe("0xbb");
-    expect((await signatures.findById(c))?.status).toBe("PENDING");
-    expect(await signatures.markSigned(a, "0xdd", { walletId, message: text("one") })).toBe(false);
-    expect((await signatures.findById(a))?.signature).toBe("0xaa");
+    expect((await signatures.findById(project.projectId, b))?.signature).toBe("0xbb");
+    expect((await signatures.findById(project.projectId, c))?.status).toBe("PENDING");
+    expect(await signatures.markSigned(key(a), "0xdd", { walletId, message: text("one") })).toBe(false);
+    expect((await signatures.findById(project.projectId, a))?.signature).toBe("0xaa");
   });
 
   test("a signature or a removal for one request does not land on another request stored under the same id since", async () => {
     const project = await createProjectFixture(db, testKek(), { wallets: 2 });
     const [w0, w1] = [project.wallets[0]!.id, project.wallets[1]!.id];
     const id = randomUUID();
+    const key = { projectId: project.projectId, id };
     expect(await signatures.insertPending({ id, projectId: project.projectId, walletId: w1, message: text("second message") })).toBe(true);
 
     // Signed or given up for the first request (wallet 0, "first message"), which held the id before.
-    expect(await signatures.markSigned(id, "0xfirst", { walletId: w0, message: text("first message") })).toBe(false);
-    expect(await signatures.markSigned(id, "0xfirst", { walletId: w1, message: text("first message") })).toBe(false);
-    expect(await signatures.deletePending(id, { walletId: w0, message: text("second message") })).toBe(false);
-    expect(await signatures.findById(id)).toMatchObject({ status: "PENDING", signature: null, walletId: w1 });
+    expect(await signatures.markSigned(key, "0xfirst", { walletId: w0, message: text("first message") })).toBe(false);
+    expect(await signatures.markSigned(key, "0xfirst", { walletId: w1, message: text("first message") })).toBe(false);
+    expect(await signatures.deletePending(key, { walletId: w0, message: text("second message") })).toBe(false);
+    expect(await signatures.findById(project.projectId, id)).toMatchObject({ status: "PENDING", signature: null, walletId: w1 });
 
-    expect(await signatures.markSigned(id, "0xsecond", { walletId: w1, message: text("second message") })).toBe(true);
-    expect((await signatures.findById(id))?.signature).toBe("0xsecond");
+    expect(await signatures.markSigned(key, "0xsecond", { walletId: w1, message: text("second message") })).toBe(true);
+    expect((await signatures.findById(project.projectId, id))?.signature).toBe("0xsecond");
+  });
+
+  test("a signatureId is per project: two projects store, read, sign and remove their own records under one id", async () => {
+    const [p, q] = [await createProjectFixture(db, testKek()), await createProjectFixture(db, testKek())];
+    const id = randomUUID();
+    const [pKey, qKey] = [{ projectId: p.projectId, id }, { projectId: q.projectId, id }];
+    const [pContent, qContent] = [{ walletId: p.wallets[0]!.id, message: text("p's") }, { walletId: q.wallets[0]!.id, message: text("q's") }];
+
+    // In one coalesced statement, and again: each project's first insert stores, its repeat does not.
+    const inserted = await Promise.all([
+      signatures.insertPending({ ...pKey, ...pContent }),
+      signatures.insertPending({ ...qKey, ...qContent }),
+      signatures.insertPending({ ...qKey, ...qContent }),
+    ]);
+    expect(inserted).toEqual([true, true, false]);
+    expect(await signatures.insertPending({ ...pKey, ...pContent })).toBe(false);
+
+    const found = await Promise.all([signatures.findForSigning(pKey), signatures.findForSigning(qKey)]);
+    expect(found.map((f) => f?.walletId)).toEqual([pContent.walletId, qContent.walletId]);
+    expect(await signatures.findById(q.projectId, id)).toMatchObject({ projectId: q.projectId, walletId: qContent.walletId, signerAddress: q.wallets[0]!.address });
+    expect(await signatures.findProjectIds([id])).toEqual(new Map([[id, expect.arrayContaining([p.projectId, q.projectId])]]));
+
+    expect(await Promise.all([signatures.markSigned(pKey, "0xp", pContent), signatures.markSigned(qKey, "0xq", pContent)])).toEqual([true, false]);
+    expect(await signatures.deletePending(pKey, qContent)).toBe(false);
+    expect(await signatures.deletePending(qKey, qContent)).toBe(true);
+    expect(await signatures.findById(p.projectId, id)).toMatchObject({ status: "SIGNED", signature: "0xp" });
+    expect(await signatures.findById(q.projectId, id)).toBeNull();
   });
 });

@@ -22,6 +22,12 @@ export interface SignatureRecord {
   signedAt: Date | null;
 }
 
+/** A signature record's key: a signatureId is unique per project, not across projects. */
+export interface SignatureKey {
+  projectId: string;
+  id: string;
+}
+
 export interface SignatureWithSigner extends SignatureRecord {
   signerAddress: string;
 }
@@ -37,7 +43,7 @@ const SELECT_WITH_SIGNER = `
   SELECT s.id, s.project_id AS "projectId", s.wallet_id AS "walletId", s.message, s.status, s.signature,
          s.created_at AS "createdAt", s.signed_at AS "signedAt", w.address AS "signerAddress"
     FROM signature s JOIN wallet w ON w.id = s.wallet_id
-   WHERE s.id = $1`;
+   WHERE s.project_id = $1 AND s.id = $2`;
 
 export interface SignatureRepositoryOptions {
   /**
@@ -54,67 +60,71 @@ export interface NewSignatureRequest {
   message: Uint8Array;
 }
 
-/** True for the first occurrence of each id only: a batch may hold one id twice. */
-function firstOccurrences(ids: readonly string[], affected: Set<string>): boolean[] {
+const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
+
+/** True for the first occurrence of each key only: a batch may hold one key twice. */
+function firstOccurrences(keys: readonly SignatureKey[], affected: readonly SignatureKey[]): boolean[] {
+  const hit = new Set(affected.map(keyText));
   const seen = new Set<string>();
-  return ids.map((id) => {
-    const first = !seen.has(id);
-    seen.add(id);
-    return first && affected.has(id);
+  return keys.map((key) => {
+    const text = keyText(key);
+    const first = !seen.has(text);
+    seen.add(text);
+    return first && hit.has(text);
   });
 }
 
 const bytes = (message: Uint8Array) => Buffer.from(message.buffer, message.byteOffset, message.byteLength);
 
 export function createSignatureRepository(sql: Sql, options: SignatureRepositoryOptions = {}) {
-  /** Inserts each request unless its id exists; per request, whether it inserted (the first of a repeated id only). */
+  /**
+   * Inserts each request unless its key exists; per request, whether it inserted (the first of a
+   * repeated key only). No conflict target: the primary key is the table's one unique constraint,
+   * and the statement must also work on the table before its key became (project_id, id), which
+   * gateways of this version meet during an upgrade (docs/operations.md).
+   */
   const insertManyPending = async (requests: readonly NewSignatureRequest[]): Promise<boolean[]> => {
-    const result = await sql.query<{ id: string }>(
+    const result = await sql.query<SignatureKey>(
       {
         name: "signature.insertManyPending",
         text: `INSERT INTO signature (id, project_id, wallet_id, message)
                SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[])
-               ON CONFLICT (id) DO NOTHING RETURNING id`,
+               ON CONFLICT DO NOTHING RETURNING project_id AS "projectId", id`,
       },
       [requests.map((r) => r.id), requests.map((r) => r.projectId), requests.map((r) => r.walletId), requests.map((r) => bytes(r.message))],
     );
-    return firstOccurrences(
-      requests.map((r) => r.id),
-      new Set(result.rows.map((r) => r.id)),
-    );
+    return firstOccurrences(requests, result.rows);
   };
 
-  const findManyForSigning = async (ids: readonly string[]): Promise<(SigningInput | null)[]> => {
-    const result = await sql.query<SigningInput & { id: string }>(
+  const findManyForSigning = async (keys: readonly SignatureKey[]): Promise<(SigningInput | null)[]> => {
+    const result = await sql.query<SigningInput & SignatureKey>(
       {
         name: "signature.findManyForSigning",
-        text: `SELECT id, status, message, signature, wallet_id AS "walletId" FROM signature WHERE id = ANY($1::uuid[])`,
+        text: `SELECT s.project_id AS "projectId", s.id, s.status, s.message, s.signature, s.wallet_id AS "walletId"
+                 FROM signature s JOIN unnest($1::uuid[], $2::uuid[]) AS k(project_id, id) ON s.project_id = k.project_id AND s.id = k.id`,
       },
-      [ids],
+      [keys.map((k) => k.projectId), keys.map((k) => k.id)],
     );
-    const byId = new Map(result.rows.map(({ id, ...row }) => [id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
+    const byKey = new Map(result.rows.map(({ projectId, id, ...row }) => [keyText({ projectId, id }), row]));
+    return keys.map((key) => byKey.get(keyText(key)) ?? null);
   };
 
   /**
    * PENDING → SIGNED for each, only while the record still holds the content that was signed;
    * per item, whether it moved (false when gone, already signed, replaced, or repeated).
    */
-  const markManySigned = async (items: readonly ({ id: string; signature: string } & SignatureContent)[]): Promise<boolean[]> => {
-    const result = await sql.query<{ id: string }>(
+  const markManySigned = async (items: readonly (SignatureKey & { signature: string } & SignatureContent)[]): Promise<boolean[]> => {
+    const result = await sql.query<SignatureKey>(
       {
         name: "signature.markManySigned",
         text: `UPDATE signature s SET status = 'SIGNED', signature = i.signature, signed_at = now()
-                 FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::bytea[]) AS i(id, signature, wallet_id, message)
-                WHERE s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message
-               RETURNING s.id`,
+                 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bytea[]) AS i(project_id, id, signature, wallet_id, message)
+                WHERE s.project_id = i.project_id AND s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message
+               RETURNING s.project_id AS "projectId", s.id`,
       },
-      [items.map((i) => i.id), items.map((i) => i.signature), items.map((i) => i.walletId), items.map((i) => bytes(i.message))],
+      [items.map((i) => i.projectId), items.map((i) => i.id), items.map((i) => i.signature), items.map((i) => i.walletId), items.map((i) => bytes(i.message))],
     );
-    return firstOccurrences(
-      items.map((i) => i.id),
-      new Set(result.rows.map((r) => r.id)),
-    );
+    return firstOccurrences(items, result.rows);
   };
 
   const single = <K, V>(many: (keys: readonly K[]) => Promise<V[]>, fallback: V) =>
@@ -125,28 +135,40 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
 
   return {
     /**
-     * Inserts a PENDING record unless one with this id exists; returns whether it inserted. The
-     * primary key decides between concurrent requests with the same signatureId.
+     * Inserts a PENDING record unless the project has one with this id; returns whether it
+     * inserted. The primary key decides between concurrent requests with the same signatureId.
      */
     insertPending: (input: NewSignatureRequest): Promise<boolean> => insertOne(input),
-    findById: async (id: string): Promise<SignatureWithSigner | null> => {
-      const result = await sql.query<SignatureWithSigner>({ name: "signature.findById", text: SELECT_WITH_SIGNER }, [id]);
+    findById: async (projectId: string, id: string): Promise<SignatureWithSigner | null> => {
+      const result = await sql.query<SignatureWithSigner>({ name: "signature.findById", text: SELECT_WITH_SIGNER }, [projectId, id]);
       return result.rows[0] ?? null;
     },
     /** What the signing worker needs: the exact bytes and the wallet. */
-    findForSigning: (id: string): Promise<SigningInput | null> => findOne(id),
+    findForSigning: (key: SignatureKey): Promise<SigningInput | null> => findOne(key),
+    /**
+     * The projects holding a record under each id. Only for signing jobs of gateways before
+     * signatureIds were per project, which name no project: there, one project per id.
+     */
+    findProjectIds: async (ids: readonly string[]): Promise<Map<string, string[]>> => {
+      const result = await sql.query<SignatureKey>(`SELECT project_id AS "projectId", id FROM signature WHERE id = ANY($1::uuid[])`, [ids]);
+      const projects = new Map<string, string[]>();
+      for (const { projectId, id } of result.rows) projects.set(id, [...(projects.get(id) ?? []), projectId]);
+      return projects;
+    },
     /**
      * PENDING → SIGNED with the signature of `signed` (signature-content.ts); false when the record
-     * is gone, already signed, or now holds another request's content under the same id.
+     * is gone, already signed, or now holds another request's content under the same key.
      */
-    markSigned: (id: string, signature: string, signed: SignatureContent): Promise<boolean> => markOne({ id, signature, walletId: signed.walletId, message: signed.message }),
+    markSigned: (key: SignatureKey, signature: string, signed: SignatureContent): Promise<boolean> =>
+      markOne({ projectId: key.projectId, id: key.id, signature, walletId: signed.walletId, message: signed.message }),
     /**
      * Removes a request that could not be signed, so nothing half-written remains: the PENDING
-     * record under `id` with this content only, never a newer request's that took the id since.
+     * record under `key` with this content only, never a newer request's that took the key since.
      */
-    deletePending: async (id: string, content: SignatureContent): Promise<boolean> => {
-      const result = await sql.query(`DELETE FROM signature WHERE id = $1 AND status = 'PENDING' AND wallet_id = $2 AND message = $3`, [
-        id,
+    deletePending: async (key: SignatureKey, content: SignatureContent): Promise<boolean> => {
+      const result = await sql.query(`DELETE FROM signature WHERE project_id = $1 AND id = $2 AND status = 'PENDING' AND wallet_id = $3 AND message = $4`, [
+        key.projectId,
+        key.id,
         content.walletId,
         bytes(content.message),
       ]);
