@@ -12,17 +12,38 @@ export interface AppSpec {
 }
 
 /**
- * Runs the apps as child processes with their JSON logs in files, restarts one that dies (with
- * a growing pause), and stops all of them on shutdown. A development convenience; production
+ * The pause before restarting an app that died: `firstMs`, doubled at each restart up to `maxMs`.
+ * An app that had run `resetAfterMs` before it died starts again from `firstMs`: it was working,
+ * and what ended it (Postgres restarted, a laptop that slept) says nothing about a crash loop.
+ */
+export interface RestartBackoff {
+  firstMs: number;
+  maxMs: number;
+  resetAfterMs: number;
+}
+
+export const DEFAULT_BACKOFF: RestartBackoff = { firstMs: 1_000, maxMs: 30_000, resetAfterMs: 60_000 };
+
+export interface SuperviseOptions {
+  logDir: string;
+  say: (line: string) => void;
+  backoff?: RestartBackoff;
+}
+
+/**
+ * Runs the apps as child processes with their JSON logs in files, restarts one that dies (after
+ * a pause, RestartBackoff), and stops all of them on shutdown. A development convenience; production
  * runs each app under its own supervisor (docker-compose, systemd, Kubernetes).
  */
-export function supervise(apps: AppSpec[], logDir: string, say: (line: string) => void) {
+export function supervise(apps: AppSpec[], { logDir, say, backoff = DEFAULT_BACKOFF }: SuperviseOptions) {
   mkdirSync(logDir, { recursive: true });
   const children = new Map<string, ChildProcess>();
   let stopping = false;
 
   const start = (app: AppSpec, restarts: number) => {
-    const log = createWriteStream(join(logDir, `${app.name}.log`), { flags: "a" });
+    const logFile = join(logDir, `${app.name}.log`);
+    const log = createWriteStream(logFile, { flags: "a" });
+    const startedAt = Date.now();
     const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.pipe(log);
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -33,10 +54,11 @@ export function supervise(apps: AppSpec[], logDir: string, say: (line: string) =
     child.on("exit", (code, signal) => {
       children.delete(app.name);
       if (stopping) return;
-      const pause = Math.min(30_000, 1000 * 2 ** restarts);
-      say(`[${app.name}] exited (${signal ?? code}); restarting in ${pause / 1000} s (log: ${join(logDir, `${app.name}.log`)})`);
+      const attempt = Date.now() - startedAt >= backoff.resetAfterMs ? 0 : restarts;
+      const pause = Math.min(backoff.maxMs, backoff.firstMs * 2 ** attempt);
+      say(`[${app.name}] exited (${signal ?? code}); restarting in ${pause / 1000} s (log: ${logFile})`);
       setTimeout(() => {
-        if (!stopping) start(app, restarts + 1); // a restart due after stop() would outlive it
+        if (!stopping) start(app, attempt + 1); // a restart due after stop() would outlive it
       }, pause).unref();
     });
   };

@@ -99,8 +99,7 @@ async function main() {
       { name: "tx-worker", entry: "apps/tx-worker/src/main.ts", env: workerEnv },
       { name: "webhook-worker", entry: "apps/webhook-worker/src/main.ts", env: webhookEnv },
     ],
-    join(devDir, "logs"),
-    say,
+    { logDir: join(devDir, "logs"), say },
   );
 
   const baseUrl = `http://${config.host}:${config.port}`;
