@@ -5,7 +5,9 @@
  *   2. a local anvil chain (embedded default; RPC_URL points at another chain instead)
  *   3. the database created if missing and migrations applied
  *   4. the demo project, its funded wallet and a fresh API key
- *   5. the gateway and every worker, restarted if they die; Ctrl-C stops everything
+ *   5. the gateway and every worker, restarted if they die
+ * Ctrl-C, SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm killed),
+ * stops everything.
  */
 import { join, resolve } from "node:path";
 import { JsonRpcProvider } from "ethers";
@@ -15,6 +17,7 @@ import { createDatabase, ensureDatabase, migrate } from "@relay/db";
 import { startAnvil } from "@relay/testing";
 import { devKek } from "./dev-kek";
 import { demoContract } from "./demo-contract";
+import { watchParent } from "./parent-watch";
 import { ensurePortsFree } from "./ports";
 import { seedDemo } from "./seed-demo";
 import { supervise } from "./supervisor";
@@ -54,7 +57,27 @@ async function waitForReady(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`the gateway at ${url} did not become ready within ${timeoutMs / 1000} s; see .dev/logs/gateway.log`);
 }
 
+/** Set by scripts/start.sh: the process that ran it (npm), which may have ended before this one started. */
+const parentPid = Number(process.env.QUICKSTART_PARENT_PID) || process.ppid;
+delete process.env.QUICKSTART_PARENT_PID;
+
 async function main() {
+  // Whatever has been started when a stop is asked for, stopped once (Ctrl-C signals this process
+  // twice: the terminal does, and npm passes its own on). Anvil not yet ready is killed on exit
+  // (packages/testing's startAnvil).
+  const running: { apps?: { stop: () => Promise<void> }; chain?: { stop: () => Promise<void> } } = {};
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    stopping ??= (async () => {
+      say(`Stopping… (${reason})`);
+      await running.apps?.stop();
+      await running.chain?.stop();
+      process.exit(0);
+    })();
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => shutdown(signal));
+  watchParent(parentPid, () => shutdown("the process that started it has ended"));
+
   const kek = devKek(join(devDir, "kek"));
   if (kek.generated) say("Generated a development key-encryption key into .dev/kek (git-ignored). In production set KEY_ENCRYPTION_KEY instead.");
   const webhookKey = devKek(join(devDir, "webhook-key"), "WEBHOOK_SECRET_KEY");
@@ -67,6 +90,7 @@ async function main() {
   ]);
 
   const chain = await chainFromEnv();
+  running.chain = chain;
   say(chain.local ? `Started a local anvil chain ${chain.chainId} at ${chain.rpcUrl}` : `Using chain ${chain.chainId} at ${chain.rpcUrl}`);
   // A start that fails from here on stops the chain it started: exiting would leave anvil running.
   const failed = async (e: unknown): Promise<never> => {
@@ -92,6 +116,7 @@ async function main() {
 
   // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
   const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
+  if (stopping) return;
   const apps = supervise(
     [
       { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
@@ -101,16 +126,9 @@ async function main() {
     ],
     { logDir: join(devDir, "logs"), say },
   );
+  running.apps = apps;
 
   const baseUrl = `http://${config.host}:${config.port}`;
-  const shutdown = async () => {
-    say("Stopping…");
-    await apps.stop();
-    await chain.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown());
-  process.on("SIGTERM", () => void shutdown());
 
   await waitForReady(baseUrl, 60_000).catch(async (e: unknown) => {
     await apps.stop(); // exiting without this would leave the gateway and worker running, orphaned
