@@ -4,7 +4,7 @@
  * a personal_sign with the API key and wallet it prints, then Ctrl-C (SIGINT to the process group,
  * as a terminal sends it) must stop everything: gateway, worker and anvil. Then the ways a
  * supervisor, `timeout`, an IDE or CI stop it, by the pid of `npm start` alone (SIGTERM, SIGINT,
- * SIGHUP): nothing it started may outlive it.
+ * SIGHUP), and the quick start's own process killed outright: nothing it started may outlive it.
  *
  * The quick start runs on its own database (created by the quick start itself: it must not
  * exist beforehand), its own free ports and its own Redis key prefix, so it runs beside other
@@ -408,11 +408,12 @@ describe("npm start (the quick start)", () => {
   );
 
   // A supervisor, `timeout`, an IDE or CI signals the pid it started, `npm start`, not its process
-  // group.
+  // group; SIGKILL to the quick start's own process stands for its crash.
   const stops = [
     { how: "SIGTERM to npm start", signal: "SIGTERM", to: "npm" },
     { how: "SIGINT to npm start", signal: "SIGINT", to: "npm" },
     { how: "SIGHUP to npm start", signal: "SIGHUP", to: "npm" },
+    { how: "SIGKILL to the quick start's own process", signal: "SIGKILL", to: "quick start" },
   ] as const;
   it.each(stops)(
     "$how stops everything it started",
@@ -422,7 +423,7 @@ describe("npm start (the quick start)", () => {
         const npm = await startQuickstart(RESTART_TIMEOUT_MS);
         const pgid = npm.pid as number;
         try {
-          // What it started: the quick start, anvil, the gateway and each worker.
+          // What it started: the quick start (with its orphan reaper), anvil, the gateway and each worker.
           const processes = groupProcesses(pgid);
           const quickstart = processes.find((p) => p.command.includes("scripts/quickstart/up.ts"));
           const started = ["gateway", "signing-worker", "tx-worker", "webhook-worker"].map((app) =>
@@ -432,14 +433,15 @@ describe("npm start (the quick start)", () => {
           expect({ quickstart, started }).toEqual({ quickstart: expect.anything(), started: started.map(() => expect.anything()) });
 
           const stopping = Date.now();
-          process.kill(pgid, signal);
+          process.kill(to === "npm" ? pgid : (quickstart as ProcessInfo).pid, signal);
           // Those processes, and anything they started meanwhile (a restarted app).
           const left = () => [...processes.filter((p) => running(p.pid)), ...groupProcesses(pgid).filter((p) => !processes.some((q) => q.pid === p.pid))];
           const stopped = await until(() => left().length === 0, STOP_BOUND_MS);
           expect({ stopped, left: left() }).toEqual({ stopped: true, left: [] });
           expect(await listening(anvilPort)).toBe(false);
           expect(await listening(port)).toBe(false);
-          expect(output).toContain("Stopping…");
+          if (to === "quick start") expect(output).toContain("The quick start ended without stopping its processes: stopping");
+          else expect(output).toContain("Stopping…");
           process.stdout.write(`quick start, ${signal} to ${to}: stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s\n`);
         } finally {
           await killGroup(pgid); // what a failure left running would hold the ports of the next case

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { APP_NODE_FLAGS } from "@relay/core";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { closeSync, createWriteStream, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 
 const STOP_TIMEOUT_MS = 35_000;
@@ -28,6 +28,8 @@ export interface SuperviseOptions {
   logDir: string;
   say: (line: string) => void;
   backoff?: RestartBackoff;
+  /** Told of every app process as it is spawned, restarts included (the orphan reaper). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 /**
@@ -35,22 +37,27 @@ export interface SuperviseOptions {
  * a pause, RestartBackoff), and stops all of them on shutdown. A development convenience; production
  * runs each app under its own supervisor (docker-compose, systemd, Kubernetes).
  */
-export function supervise(apps: AppSpec[], { logDir, say, backoff = DEFAULT_BACKOFF }: SuperviseOptions) {
+export function supervise(apps: AppSpec[], { logDir, say, backoff = DEFAULT_BACKOFF, onSpawn }: SuperviseOptions) {
   mkdirSync(logDir, { recursive: true });
   const children = new Map<string, ChildProcess>();
   let stopping = false;
 
   const start = (app: AppSpec, restarts: number) => {
     const logFile = join(logDir, `${app.name}.log`);
+    // The app writes its log to the file itself, not through this process: should the quick start
+    // die, an app stopped by the orphan reaper still logs its shutdown instead of failing to write.
+    const logFd = openSync(logFile, "a");
     const log = createWriteStream(logFile, { flags: "a" });
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout?.pipe(log);
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", logFd, "pipe"] });
+    closeSync(logFd);
+    onSpawn?.(child);
     child.stderr?.on("data", (chunk: Buffer) => {
       log.write(chunk);
       say(`[${app.name}] ${chunk.toString().trimEnd()}`);
     });
     children.set(app.name, child);
+    child.once("close", () => log.end());
     child.on("exit", (code, signal) => {
       children.delete(app.name);
       if (stopping) return;

@@ -7,7 +7,7 @@
  *   4. the demo project, its funded wallet and a fresh API key
  *   5. the gateway and every worker, restarted if they die
  * Ctrl-C, SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm killed),
- * stops everything.
+ * stops everything; should this process die without stopping them, its orphan reaper does.
  */
 import { join, resolve } from "node:path";
 import { JsonRpcProvider } from "ethers";
@@ -17,6 +17,7 @@ import { createDatabase, ensureDatabase, migrate } from "@relay/db";
 import { startAnvil } from "@relay/testing";
 import { devKek } from "./dev-kek";
 import { demoContract } from "./demo-contract";
+import { startOrphanReaper, type OrphanReaper } from "./orphan-reaper";
 import { watchParent } from "./parent-watch";
 import { ensurePortsFree } from "./ports";
 import { seedDemo } from "./seed-demo";
@@ -28,7 +29,7 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const anvilPort = () => Number(process.env.ANVIL_PORT ?? 8545);
 
-async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local: boolean; stop: () => Promise<void> }> {
+async function chainFromEnv(reaper: OrphanReaper): Promise<{ rpcUrl: string; chainId: bigint; local: boolean; stop: () => Promise<void> }> {
   const rpcUrl = process.env.RPC_URL;
   if (rpcUrl) {
     const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
@@ -40,6 +41,7 @@ async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local:
     port: anvilPort(),
     chainId: 31337,
     extraArgs: ["--state", join(devDir, "anvil-state.json")],
+    onSpawn: (child) => reaper.watch(child),
   });
   return { rpcUrl: anvil.rpcUrl, chainId: BigInt(anvil.chainId), local: true, stop: anvil.stop };
 }
@@ -62,9 +64,10 @@ const parentPid = Number(process.env.QUICKSTART_PARENT_PID) || process.ppid;
 delete process.env.QUICKSTART_PARENT_PID;
 
 async function main() {
+  const reaper = startOrphanReaper();
   // Whatever has been started when a stop is asked for, stopped once (Ctrl-C signals this process
-  // twice: the terminal does, and npm passes its own on). Anvil not yet ready is killed on exit
-  // (packages/testing's startAnvil).
+  // twice: the terminal does, and npm passes its own on). Anything started after it, or not yet
+  // known here (anvil until ready), is left to the reaper once this process exits.
   const running: { apps?: { stop: () => Promise<void> }; chain?: { stop: () => Promise<void> } } = {};
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
@@ -89,7 +92,7 @@ async function main() {
     ...(process.env.RPC_URL ? [] : [{ host: "127.0.0.1", port: anvilPort(), setting: "ANVIL_PORT", what: "the local anvil chain" }]),
   ]);
 
-  const chain = await chainFromEnv();
+  const chain = await chainFromEnv(reaper);
   running.chain = chain;
   say(chain.local ? `Started a local anvil chain ${chain.chainId} at ${chain.rpcUrl}` : `Using chain ${chain.chainId} at ${chain.rpcUrl}`);
   // A start that fails from here on stops the chain it started: exiting would leave anvil running.
@@ -124,7 +127,7 @@ async function main() {
       { name: "tx-worker", entry: "apps/tx-worker/src/main.ts", env: workerEnv },
       { name: "webhook-worker", entry: "apps/webhook-worker/src/main.ts", env: webhookEnv },
     ],
-    { logDir: join(devDir, "logs"), say },
+    { logDir: join(devDir, "logs"), say, onSpawn: (child) => reaper.watch(child) },
   );
   running.apps = apps;
 
