@@ -11,7 +11,7 @@
  */
 import { join, resolve } from "node:path";
 import { JsonRpcProvider } from "ethers";
-import { loadGatewayConfig, loadSigningWorkerConfig } from "@relay/config";
+import { DEV_KEY_FILES, loadGatewayConfig, loadSigningWorkerConfig } from "@relay/config";
 import { createLogger } from "@relay/core";
 import { createDatabase, ensureDatabase, migrate } from "@relay/db";
 import { startAnvil } from "@relay/testing";
@@ -81,9 +81,9 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => shutdown(signal));
   watchParent(parentPid, () => shutdown("the process that started it has ended"));
 
-  const kek = devKek(join(devDir, "kek"));
+  const kek = devKek(join(devDir, DEV_KEY_FILES.KEY_ENCRYPTION_KEY));
   if (kek.generated) say("Generated a development key-encryption key into .dev/kek (git-ignored). In production set KEY_ENCRYPTION_KEY instead.");
-  const webhookKey = devKek(join(devDir, "webhook-key"), "WEBHOOK_SECRET_KEY");
+  const webhookKey = devKek(join(devDir, DEV_KEY_FILES.WEBHOOK_SECRET_KEY), "WEBHOOK_SECRET_KEY");
   if (webhookKey.generated) say("Generated a development webhook secret key into .dev/webhook-key (git-ignored). In production set WEBHOOK_SECRET_KEY instead.");
   const config = loadGatewayConfig({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
 
