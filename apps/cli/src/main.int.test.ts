@@ -33,6 +33,12 @@ describe("relay binary (main.ts)", () => {
     expect(result.stdout.toLowerCase()).not.toContain(key.privateKey.slice(2));
   });
 
+  it("names commands in its help as they are typed in a clone", async () => {
+    const help = await relay(["wallets", "create", "--help"], env());
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: npm run relay -- wallets create \[options\]\n/);
+  });
+
   it("fails with one line on stderr and exit code 1", async () => {
     const noKek = await relay(["wallets", "create", "--project", "whatever"], env());
     expect(noKek.code).toBe(1);
