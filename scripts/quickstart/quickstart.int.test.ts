@@ -21,6 +21,7 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -448,5 +449,36 @@ describe("npm start (the quick start)", () => {
         }
       }),
     RESTART_TIMEOUT_MS + STOP_BOUND_MS + 30_000,
+  );
+
+  it(
+    "starts nothing when the process that ran scripts/start.sh ended during the install (npm killed, or sent SIGHUP)",
+    () =>
+      reporting(async () => {
+        if (!dir || !env) throw new Error("the first test did not get as far as making the copy");
+        // As a fresh clone: the quick start must not even write its keys.
+        const devDir = path.join(dir, ".dev");
+        renameSync(devDir, `${devDir}-aside`);
+        try {
+          // start.sh passes the pid of the process that ran it; pid 1 is never this test's.
+          const up = spawn(process.execPath, ["--import", "tsx", "scripts/quickstart/up.ts"], {
+            cwd: dir,
+            env: { ...env, QUICKSTART_PARENT_PID: "1" },
+            detached: true,
+            stdio: ["ignore", "pipe", "pipe"],
+          });
+          groups.push(up.pid as number);
+          const ended = await runToExit(up, 60_000);
+          output = ended.output;
+          expect(ended).toEqual({ code: 0, output: "Stopping… (the process that started it has ended)\n" });
+          expect(existsSync(devDir)).toBe(false);
+          expect(await listening(anvilPort)).toBe(false);
+          expect(await listening(port)).toBe(false);
+        } finally {
+          rmSync(devDir, { recursive: true, force: true });
+          renameSync(`${devDir}-aside`, devDir);
+        }
+      }),
+    90_000,
   );
 });

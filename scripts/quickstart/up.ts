@@ -64,10 +64,9 @@ const parentPid = Number(process.env.QUICKSTART_PARENT_PID) || process.ppid;
 delete process.env.QUICKSTART_PARENT_PID;
 
 async function main() {
-  const reaper = startOrphanReaper();
   // Whatever has been started when a stop is asked for, stopped once (Ctrl-C signals this process
-  // twice: the terminal does, and npm passes its own on). Anything started after it, or not yet
-  // known here (anvil until ready), is left to the reaper once this process exits.
+  // twice: the terminal does, and npm passes its own on). What is not known here yet when the stop
+  // comes (anvil until it is ready) is left to the reaper, once this process has exited.
   const running: { apps?: { stop: () => Promise<void> }; chain?: { stop: () => Promise<void> } } = {};
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
@@ -80,6 +79,8 @@ async function main() {
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => shutdown(signal));
   watchParent(parentPid, () => shutdown("the process that started it has ended"));
+  if (stopping) return; // that process ended already, during the install: nothing to start or write
+  const reaper = startOrphanReaper();
 
   const kek = devKek(join(devDir, DEV_KEY_FILES.KEY_ENCRYPTION_KEY));
   if (kek.generated) say("Generated a development key-encryption key into .dev/kek (git-ignored). In production set KEY_ENCRYPTION_KEY instead.");
