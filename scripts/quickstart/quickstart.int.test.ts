@@ -2,7 +2,9 @@
  * The README's first command, end to end: `npm start` in a fresh copy of the repository (what a
  * clone holds, plus uncommitted work: no node_modules, no .dev, no generated Prisma client), then
  * a personal_sign with the API key and wallet it prints, then Ctrl-C (SIGINT to the process group,
- * as a terminal sends it) must stop everything: gateway, worker and anvil.
+ * as a terminal sends it) must stop everything: gateway, worker and anvil. Then the ways a
+ * supervisor, `timeout`, an IDE or CI stop it, by the pid of `npm start` alone (SIGTERM, SIGINT,
+ * SIGHUP), and the quick start's own process killed outright: nothing it started may outlive it.
  *
  * The quick start runs on its own database (created by the quick start itself: it must not
  * exist beforehand), its own free ports and its own Redis key prefix, so it runs beside other
@@ -19,9 +21,11 @@ import {
   readFileSync,
   readdirSync,
   readlinkSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
 import { connect, createServer, type AddressInfo } from "node:net";
@@ -35,6 +39,10 @@ const repoRoot = path.resolve(__dirname, "../..");
 
 const BANNER_TIMEOUT_MS = 240_000;
 const STOP_TIMEOUT_MS = 30_000;
+/** The apps' shutdown bound (SHUTDOWN_GRACE_MS 20 s + 10 s to close) and anvil's, with a margin. */
+const STOP_BOUND_MS = 45_000;
+/** A start once installed, migrated and seeded: the install check, generate, anvil, the apps. */
+const RESTART_TIMEOUT_MS = 120_000;
 const OUTPUT_LIMIT = 200_000;
 
 // ioredis is a dependency of @relay/testing, not of the workspace root this file resolves from.
@@ -113,6 +121,46 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+interface ProcessInfo {
+  pid: number;
+  command: string;
+}
+
+/** /proc/<pid>/stat's fields after "pid (comm) ": state, ppid, pgrp, … (comm may hold anything). */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` runs: a process that ended but is not yet reaped (a zombie) does not. */
+function running(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== "Z";
+}
+
+/** The running processes of a process group, with their command lines (Linux's /proc). */
+function groupProcesses(pgid: number): ProcessInfo[] {
+  const found: ProcessInfo[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const fields = statFields(pid);
+    if (!fields || fields[0] === "Z" || Number(fields[2]) !== pgid) continue;
+    let command = "";
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    } catch {
+      continue; // ended meanwhile
+    }
+    found.push({ pid, command });
+  }
+  return found;
+}
+
 /** Whether any process of the group is still alive (signal 0 only checks). */
 function groupAlive(pgid: number): boolean {
   try {
@@ -121,6 +169,13 @@ function groupAlive(pgid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** SIGKILL to every process of the group, and waits for them to be gone. */
+async function killGroup(pgid: number): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  process.kill(-pgid, "SIGKILL");
+  if (!(await until(() => !groupAlive(pgid), 10_000))) throw new Error(`process group ${pgid} survived SIGKILL`);
 }
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -149,10 +204,14 @@ describe("npm start (the quick start)", () => {
   const databaseName = `relay_test_${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(5).toString("hex")}`;
   const queuePrefix = testQueuePrefix("quickstart");
   let dir: string | undefined;
-  let child: ChildProcess | undefined;
+  let env: NodeJS.ProcessEnv | undefined;
+  let port = 0;
+  let anvilPort = 0;
+  /** Every `npm start` spawned, by its process group (they run detached), for the clean-up. */
+  const groups: number[] = [];
   let output = "";
-  let passed = false;
-  let reported = false;
+  /** A test that has not ended by itself (jest's time-out) has not shown its diagnostics. */
+  let unreported = false;
 
   /** What a CI log needs when this fails: the quick start's own output and the apps' logs. */
   const diagnostics = () => {
@@ -166,8 +225,41 @@ describe("npm start (the quick start)", () => {
     return parts.join("\n");
   };
 
+  /** Runs a test's body, adding the diagnostics to its failure. */
+  const reporting = async (body: () => Promise<void>) => {
+    unreported = true;
+    try {
+      await body();
+    } catch (e) {
+      if (e instanceof Error) e.message += `\n\n${diagnostics()}`;
+      throw e;
+    } finally {
+      unreported = false;
+    }
+  };
+
+  /** `npm start` in the copy, resolved once the banner is printed (rejects if it ends before). */
+  const startQuickstart = async (timeoutMs: number): Promise<ChildProcess> => {
+    output = "";
+    const npm = spawn("npm", ["start"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    groups.push(npm.pid as number);
+    const onOutput = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT);
+    };
+    npm.stdout?.on("data", onOutput);
+    npm.stderr?.on("data", onOutput);
+    let exitedWith: string | number | undefined;
+    npm.once("exit", (code, signal) => (exitedWith = signal ?? code ?? "?"));
+
+    // The banner is printed at once, ending with the Ctrl-C hint.
+    const bannerDone = () => /^Ctrl-C stops everything\.$/m.test(output) || exitedWith !== undefined;
+    if (!(await until(bannerDone, timeoutMs))) throw new Error(`no banner within ${timeoutMs / 1000} s`);
+    if (exitedWith !== undefined) throw new Error(`npm start ended (${String(exitedWith)}) before printing the banner`);
+    return npm;
+  };
+
   afterAll(async () => {
-    if (!passed && !reported) process.stderr.write(`${diagnostics()}\n`);
+    if (unreported) process.stderr.write(`${diagnostics()}\n`);
     const failures: unknown[] = [];
     const step = async (fn: () => unknown) => {
       try {
@@ -176,12 +268,7 @@ describe("npm start (the quick start)", () => {
         failures.push(e);
       }
     };
-    await step(async () => {
-      const pgid = child?.pid;
-      if (pgid === undefined || !groupAlive(pgid)) return;
-      process.kill(-pgid, "SIGKILL");
-      if (!(await until(() => !groupAlive(pgid), 10_000))) throw new Error(`process group ${pgid} survived SIGKILL`);
-    });
+    for (const pgid of groups) await step(() => killGroup(pgid));
     await step(() => dropTestDatabase(serverUrl, databaseName));
     await step(async () => {
       const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -197,16 +284,16 @@ describe("npm start (the quick start)", () => {
 
   it(
     "runs the README's first command from a fresh clone and signs a message with the printed key",
-    async () => {
-      try {
+    () =>
+      reporting(async () => {
         dir = mkdtempSync(path.join(tmpdir(), "relay-quickstart-"));
         expect(copyRepository(dir)).toBeGreaterThan(0);
         expect(existsSync(path.join(dir, "node_modules"))).toBe(false);
         expect(existsSync(path.join(dir, ".dev"))).toBe(false);
         expect(existsSync(path.join(dir, "packages/db/src/generated"))).toBe(false);
 
-        const [port, anvilPort] = (await freePorts(2)) as [number, number];
-        const env: NodeJS.ProcessEnv = {
+        [port, anvilPort] = (await freePorts(2)) as [number, number];
+        env = {
           ...process.env,
           HOST: "127.0.0.1",
           PORT: String(port),
@@ -222,22 +309,7 @@ describe("npm start (the quick start)", () => {
         if (env.NODE_ENV === "test") delete env.NODE_ENV; // jest's default
 
         const started = Date.now();
-        const npm = spawn("npm", ["start"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-        child = npm;
-        const onOutput = (chunk: Buffer) => {
-          output = (output + chunk.toString("utf8")).slice(-OUTPUT_LIMIT);
-        };
-        npm.stdout?.on("data", onOutput);
-        npm.stderr?.on("data", onOutput);
-        let exitedWith: string | number | undefined;
-        npm.once("exit", (code, signal) => (exitedWith = signal ?? code ?? "?"));
-
-        // The banner is printed at once, ending with the Ctrl-C hint.
-        const bannerDone = () => /^Ctrl-C stops everything\.$/m.test(output) || exitedWith !== undefined;
-        if (!(await until(bannerDone, BANNER_TIMEOUT_MS))) {
-          throw new Error(`no banner within ${BANNER_TIMEOUT_MS / 1000} s`);
-        }
-        if (exitedWith !== undefined) throw new Error(`npm start ended (${String(exitedWith)}) before printing the banner`);
+        const npm = await startQuickstart(BANNER_TIMEOUT_MS);
         const startSeconds = (Date.now() - started) / 1000;
 
         const projectId = /^ {2}Project id:\s+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/m.exec(output)?.[1];
@@ -302,6 +374,7 @@ describe("npm start (the quick start)", () => {
         process.kill(-(npm.pid as number), "SIGINT");
         const stopped = await until(() => !groupAlive(npm.pid as number), STOP_TIMEOUT_MS);
         expect({ stopped, within: STOP_TIMEOUT_MS / 1000 }).toEqual({ stopped: true, within: STOP_TIMEOUT_MS / 1000 });
+        const stopSeconds = (Date.now() - stopping) / 1000;
         expect(output).toContain("Stopping…");
         expect(await listening(anvilPort)).toBe(false);
         expect(await listening(port)).toBe(false);
@@ -322,22 +395,90 @@ describe("npm start (the quick start)", () => {
 
         // Started with another key-encryption key than the one that sealed the demo wallet (another
         // clone's quick start on the same database): it says so instead of a banner over a 500.
-        rmSync(path.join(dir, ".dev", "kek"));
+        const demoKek = readFileSync(kekFile);
+        rmSync(kekFile);
         const otherKey = await runToExit(spawn("npm", ["start"], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] }), 120_000);
+        writeFileSync(kekFile, demoKek, { mode: 0o600 }); // the key of the demo wallet again, for the tests below
         expect(otherKey.code).toBe(1);
         expect(otherKey.output).toMatch(/start failed: the demo wallet 0x[0-9a-fA-F]{40} in the database was sealed with another key-encryption key than \.dev\/kek/);
         expect(await listening(anvilPort)).toBe(false);
 
-        process.stdout.write(
-          `quick start: banner after ${startSeconds.toFixed(1)} s, stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s\n`,
-        );
-        passed = true;
-      } catch (e) {
-        reported = true;
-        if (e instanceof Error) e.message += `\n\n${diagnostics()}`;
-        throw e;
-      }
-    },
+        process.stdout.write(`quick start: banner after ${startSeconds.toFixed(1)} s, stopped in ${stopSeconds.toFixed(1)} s\n`);
+      }),
     BANNER_TIMEOUT_MS + STOP_TIMEOUT_MS + 60_000,
+  );
+
+  // A supervisor, `timeout`, an IDE or CI signals the pid it started, `npm start`, not its process
+  // group; SIGKILL to the quick start's own process stands for its crash.
+  const stops = [
+    { how: "SIGTERM to npm start", signal: "SIGTERM", to: "npm" },
+    { how: "SIGINT to npm start", signal: "SIGINT", to: "npm" },
+    { how: "SIGHUP to npm start", signal: "SIGHUP", to: "npm" },
+    { how: "SIGKILL to the quick start's own process", signal: "SIGKILL", to: "quick start" },
+  ] as const;
+  it.each(stops)(
+    "$how stops everything it started",
+    ({ signal, to }) =>
+      reporting(async () => {
+        if (!dir || !env) throw new Error("the first test did not get as far as making the copy");
+        const npm = await startQuickstart(RESTART_TIMEOUT_MS);
+        const pgid = npm.pid as number;
+        try {
+          // What it started: the quick start (with its orphan reaper), anvil, the gateway and each worker.
+          const processes = groupProcesses(pgid);
+          const quickstart = processes.find((p) => p.command.includes("scripts/quickstart/up.ts"));
+          const started = ["gateway", "signing-worker", "tx-worker", "webhook-worker"].map((app) =>
+            processes.find((p) => p.command.includes(`apps/${app}/src/main.ts`)),
+          );
+          started.push(processes.find((p) => /[/\\]anvil(\.exe)? /.test(p.command)));
+          expect({ quickstart, started }).toEqual({ quickstart: expect.anything(), started: started.map(() => expect.anything()) });
+
+          const stopping = Date.now();
+          process.kill(to === "npm" ? pgid : (quickstart as ProcessInfo).pid, signal);
+          // Those processes, and anything they started meanwhile (a restarted app).
+          const left = () => [...processes.filter((p) => running(p.pid)), ...groupProcesses(pgid).filter((p) => !processes.some((q) => q.pid === p.pid))];
+          const stopped = await until(() => left().length === 0, STOP_BOUND_MS);
+          expect({ stopped, left: left() }).toEqual({ stopped: true, left: [] });
+          expect(await listening(anvilPort)).toBe(false);
+          expect(await listening(port)).toBe(false);
+          if (to === "quick start") expect(output).toContain("The quick start ended without stopping its processes: stopping");
+          else expect(output).toContain("Stopping…");
+          process.stdout.write(`quick start, ${signal} to ${to}: stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s\n`);
+        } finally {
+          await killGroup(pgid); // what a failure left running would hold the ports of the next case
+        }
+      }),
+    RESTART_TIMEOUT_MS + STOP_BOUND_MS + 30_000,
+  );
+
+  it(
+    "starts nothing when the process that ran scripts/start.sh ended during the install (npm killed, or sent SIGHUP)",
+    () =>
+      reporting(async () => {
+        if (!dir || !env) throw new Error("the first test did not get as far as making the copy");
+        // As a fresh clone: the quick start must not even write its keys.
+        const devDir = path.join(dir, ".dev");
+        renameSync(devDir, `${devDir}-aside`);
+        try {
+          // start.sh passes the pid of the process that ran it; pid 1 is never this test's.
+          const up = spawn(process.execPath, ["--import", "tsx", "scripts/quickstart/up.ts"], {
+            cwd: dir,
+            env: { ...env, QUICKSTART_PARENT_PID: "1" },
+            detached: true,
+            stdio: ["ignore", "pipe", "pipe"],
+          });
+          groups.push(up.pid as number);
+          const ended = await runToExit(up, 60_000);
+          output = ended.output;
+          expect(ended).toEqual({ code: 0, output: "Stopping… (the process that started it has ended)\n" });
+          expect(existsSync(devDir)).toBe(false);
+          expect(await listening(anvilPort)).toBe(false);
+          expect(await listening(port)).toBe(false);
+        } finally {
+          rmSync(devDir, { recursive: true, force: true });
+          renameSync(`${devDir}-aside`, devDir);
+        }
+      }),
+    90_000,
   );
 });

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { APP_NODE_FLAGS } from "@relay/core";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { closeSync, createWriteStream, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 
 const STOP_TIMEOUT_MS = 35_000;
@@ -12,31 +12,60 @@ export interface AppSpec {
 }
 
 /**
- * Runs the apps as child processes with their JSON logs in files, restarts one that dies (with
- * a growing pause), and stops all of them on shutdown. A development convenience; production
+ * The pause before restarting an app that died: `firstMs`, doubled at each restart up to `maxMs`.
+ * An app that had run `resetAfterMs` before it died starts again from `firstMs`: it was working,
+ * and what ended it (Postgres restarted, a laptop that slept) says nothing about a crash loop.
+ */
+export interface RestartBackoff {
+  firstMs: number;
+  maxMs: number;
+  resetAfterMs: number;
+}
+
+export const DEFAULT_BACKOFF: RestartBackoff = { firstMs: 1_000, maxMs: 30_000, resetAfterMs: 60_000 };
+
+export interface SuperviseOptions {
+  logDir: string;
+  say: (line: string) => void;
+  backoff?: RestartBackoff;
+  /** Told of every app process as it is spawned, restarts included (the orphan reaper). */
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+/**
+ * Runs the apps as child processes with their JSON logs in files, restarts one that dies (after
+ * a pause, RestartBackoff), and stops all of them on shutdown. A development convenience; production
  * runs each app under its own supervisor (docker-compose, systemd, Kubernetes).
  */
-export function supervise(apps: AppSpec[], logDir: string, say: (line: string) => void) {
+export function supervise(apps: AppSpec[], { logDir, say, backoff = DEFAULT_BACKOFF, onSpawn }: SuperviseOptions) {
   mkdirSync(logDir, { recursive: true });
   const children = new Map<string, ChildProcess>();
   let stopping = false;
 
   const start = (app: AppSpec, restarts: number) => {
-    const log = createWriteStream(join(logDir, `${app.name}.log`), { flags: "a" });
-    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout?.pipe(log);
+    const logFile = join(logDir, `${app.name}.log`);
+    // The app writes its log to the file itself, not through this process: should the quick start
+    // die, an app stopped by the orphan reaper still logs its shutdown instead of failing to write.
+    const logFd = openSync(logFile, "a");
+    const log = createWriteStream(logFile, { flags: "a" });
+    const startedAt = Date.now();
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", logFd, "pipe"] });
+    closeSync(logFd);
+    onSpawn?.(child);
     child.stderr?.on("data", (chunk: Buffer) => {
       log.write(chunk);
       say(`[${app.name}] ${chunk.toString().trimEnd()}`);
     });
     children.set(app.name, child);
+    child.once("close", () => log.end());
     child.on("exit", (code, signal) => {
       children.delete(app.name);
       if (stopping) return;
-      const pause = Math.min(30_000, 1000 * 2 ** restarts);
-      say(`[${app.name}] exited (${signal ?? code}); restarting in ${pause / 1000} s (log: ${join(logDir, `${app.name}.log`)})`);
+      const attempt = Date.now() - startedAt >= backoff.resetAfterMs ? 0 : restarts;
+      const pause = Math.min(backoff.maxMs, backoff.firstMs * 2 ** attempt);
+      say(`[${app.name}] exited (${signal ?? code}); restarting in ${pause / 1000} s (log: ${logFile})`);
       setTimeout(() => {
-        if (!stopping) start(app, restarts + 1); // a restart due after stop() would outlive it
+        if (!stopping) start(app, attempt + 1); // a restart due after stop() would outlive it
       }, pause).unref();
     });
   };

@@ -5,16 +5,20 @@
  *   2. a local anvil chain (embedded default; RPC_URL points at another chain instead)
  *   3. the database created if missing and migrations applied
  *   4. the demo project, its funded wallet and a fresh API key
- *   5. the gateway and every worker, restarted if they die; Ctrl-C stops everything
+ *   5. the gateway and every worker, restarted if they die
+ * Ctrl-C, SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm killed),
+ * stops everything; should this process die without stopping them, its orphan reaper does.
  */
 import { join, resolve } from "node:path";
 import { JsonRpcProvider } from "ethers";
-import { loadGatewayConfig, loadSigningWorkerConfig } from "@relay/config";
+import { DEV_KEY_FILES, loadGatewayConfig, loadSigningWorkerConfig } from "@relay/config";
 import { createLogger } from "@relay/core";
 import { createDatabase, ensureDatabase, migrate } from "@relay/db";
 import { startAnvil } from "@relay/testing";
 import { devKek } from "./dev-kek";
 import { demoContract } from "./demo-contract";
+import { startOrphanReaper, type OrphanReaper } from "./orphan-reaper";
+import { watchParent } from "./parent-watch";
 import { ensurePortsFree } from "./ports";
 import { seedDemo } from "./seed-demo";
 import { supervise } from "./supervisor";
@@ -25,7 +29,7 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const anvilPort = () => Number(process.env.ANVIL_PORT ?? 8545);
 
-async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local: boolean; stop: () => Promise<void> }> {
+async function chainFromEnv(reaper: OrphanReaper): Promise<{ rpcUrl: string; chainId: bigint; local: boolean; stop: () => Promise<void> }> {
   const rpcUrl = process.env.RPC_URL;
   if (rpcUrl) {
     const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
@@ -37,6 +41,7 @@ async function chainFromEnv(): Promise<{ rpcUrl: string; chainId: bigint; local:
     port: anvilPort(),
     chainId: 31337,
     extraArgs: ["--state", join(devDir, "anvil-state.json")],
+    onSpawn: (child) => reaper.watch(child),
   });
   return { rpcUrl: anvil.rpcUrl, chainId: BigInt(anvil.chainId), local: true, stop: anvil.stop };
 }
@@ -54,10 +59,32 @@ async function waitForReady(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`the gateway at ${url} did not become ready within ${timeoutMs / 1000} s; see .dev/logs/gateway.log`);
 }
 
+/** Set by scripts/start.sh: the process that ran it (npm), which may have ended before this one started. */
+const parentPid = Number(process.env.QUICKSTART_PARENT_PID) || process.ppid;
+delete process.env.QUICKSTART_PARENT_PID;
+
 async function main() {
-  const kek = devKek(join(devDir, "kek"));
+  // Whatever has been started when a stop is asked for, stopped once (Ctrl-C signals this process
+  // twice: the terminal does, and npm passes its own on). What is not known here yet when the stop
+  // comes (anvil until it is ready) is left to the reaper, once this process has exited.
+  const running: { apps?: { stop: () => Promise<void> }; chain?: { stop: () => Promise<void> } } = {};
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    stopping ??= (async () => {
+      say(`Stopping… (${reason})`);
+      await running.apps?.stop();
+      await running.chain?.stop();
+      process.exit(0);
+    })();
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => shutdown(signal));
+  watchParent(parentPid, () => shutdown("the process that started it has ended"));
+  if (stopping) return; // that process ended already, during the install: nothing to start or write
+  const reaper = startOrphanReaper();
+
+  const kek = devKek(join(devDir, DEV_KEY_FILES.KEY_ENCRYPTION_KEY));
   if (kek.generated) say("Generated a development key-encryption key into .dev/kek (git-ignored). In production set KEY_ENCRYPTION_KEY instead.");
-  const webhookKey = devKek(join(devDir, "webhook-key"), "WEBHOOK_SECRET_KEY");
+  const webhookKey = devKek(join(devDir, DEV_KEY_FILES.WEBHOOK_SECRET_KEY), "WEBHOOK_SECRET_KEY");
   if (webhookKey.generated) say("Generated a development webhook secret key into .dev/webhook-key (git-ignored). In production set WEBHOOK_SECRET_KEY instead.");
   const config = loadGatewayConfig({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
 
@@ -66,7 +93,8 @@ async function main() {
     ...(process.env.RPC_URL ? [] : [{ host: "127.0.0.1", port: anvilPort(), setting: "ANVIL_PORT", what: "the local anvil chain" }]),
   ]);
 
-  const chain = await chainFromEnv();
+  const chain = await chainFromEnv(reaper);
+  running.chain = chain;
   say(chain.local ? `Started a local anvil chain ${chain.chainId} at ${chain.rpcUrl}` : `Using chain ${chain.chainId} at ${chain.rpcUrl}`);
   // A start that fails from here on stops the chain it started: exiting would leave anvil running.
   const failed = async (e: unknown): Promise<never> => {
@@ -92,6 +120,7 @@ async function main() {
 
   // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
   const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
+  if (stopping) return;
   const apps = supervise(
     [
       { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
@@ -99,19 +128,11 @@ async function main() {
       { name: "tx-worker", entry: "apps/tx-worker/src/main.ts", env: workerEnv },
       { name: "webhook-worker", entry: "apps/webhook-worker/src/main.ts", env: webhookEnv },
     ],
-    join(devDir, "logs"),
-    say,
+    { logDir: join(devDir, "logs"), say, onSpawn: (child) => reaper.watch(child) },
   );
+  running.apps = apps;
 
   const baseUrl = `http://${config.host}:${config.port}`;
-  const shutdown = async () => {
-    say("Stopping…");
-    await apps.stop();
-    await chain.stop();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown());
-  process.on("SIGTERM", () => void shutdown());
 
   await waitForReady(baseUrl, 60_000).catch(async (e: unknown) => {
     await apps.stop(); // exiting without this would leave the gateway and worker running, orphaned

@@ -22,9 +22,9 @@ function isConnectionError(e: Error): boolean {
 /** Prisma's codes for a database that is not there or not migrated, worded as what to do. */
 const DATABASE_ADVICE: Record<string, string> = {
   P1000: "Postgres refused the credentials in DATABASE_URL",
-  P1003: "The database named in DATABASE_URL does not exist: create it, then run `pnpm migrate`",
-  P2021: "The database has no relay tables: run `pnpm migrate` against DATABASE_URL",
-  P2022: "The database schema is older than this CLI: run `pnpm migrate` against DATABASE_URL",
+  P1003: "The database named in DATABASE_URL does not exist: create it, then run `npm run migrate`",
+  P2021: "The database has no relay tables: run `npm run migrate` against DATABASE_URL",
+  P2022: "The database schema is older than this CLI: run `npm run migrate` against DATABASE_URL",
 };
 
 /**

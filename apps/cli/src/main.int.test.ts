@@ -1,36 +1,10 @@
-import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { resolve } from "node:path";
 import { Wallet } from "ethers";
 import { testDatabaseUrl } from "./cli-harness";
+import { runRelay } from "./cli-process";
 
-const ROOT = resolve(__dirname, "../../..");
-
-interface ProcessResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** The real binary, as `pnpm relay` runs it, with only the environment given here. */
-function relay(args: string[], env: Record<string, string>, stdin = ""): Promise<ProcessResult> {
-  const started = Date.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/cli/src/main.ts", ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr, ms: Date.now() - started }));
-    child.stdin.end(stdin);
-  });
-}
+/** The real binary, as `npm run relay` runs it, with only the environment given here. */
+const relay = (args: string[], env: Record<string, string>, stdin = "") => runRelay(args, env, { stdin });
 
 describe("relay binary (main.ts)", () => {
   const env = () => ({ DATABASE_URL: testDatabaseUrl() });
@@ -59,11 +33,17 @@ describe("relay binary (main.ts)", () => {
     expect(result.stdout.toLowerCase()).not.toContain(key.privateKey.slice(2));
   });
 
+  it("names commands in its help as they are typed in a clone", async () => {
+    const help = await relay(["wallets", "create", "--help"], env());
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: npm run relay -- wallets create \[options\]\n/);
+  });
+
   it("fails with one line on stderr and exit code 1", async () => {
     const noKek = await relay(["wallets", "create", "--project", "whatever"], env());
     expect(noKek.code).toBe(1);
     expect(noKek.stdout).toBe("");
-    expect(noKek.stderr).toMatch(/^error: KEY_ENCRYPTION_KEY \(unset\): [^\n]*\n$/);
+    expect(noKek.stderr).toMatch(/^error: KEY_ENCRYPTION_KEY \(unset\): [^\n]*`npm start` creates a development key in \S+\/\.dev\/kek[^\n]*\n$/);
 
     const badUrl = await relay(["projects", "list"], { DATABASE_URL: "mysql://nope" });
     expect(badUrl.code).toBe(1);

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { ConfigError, loadCliConfig } from "@relay/config";
 import { createLogger } from "@relay/core";
 import {
@@ -8,6 +9,7 @@ import {
   createWalletRepository,
   createWebhookSecretRepository,
 } from "@relay/db";
+import type { DevKeys } from "./dev-keys";
 import { createKekLoader, createWebhookKeyringLoader } from "./kek";
 import type { Output } from "./output";
 import { runProgram } from "./program";
@@ -29,6 +31,10 @@ async function main(args: string[]): Promise<number> {
   }
   // Logs go to stderr so that `--json` on stdout stays parseable.
   const logger = createLogger({ name: "relay-cli", level: config.logLevel, destination: process.stderr });
+  // Run in a clone where `npm start` has run (`npm run relay` runs it from the clone's root), the
+  // CLI works with the quick start's development keys, as the quick start's apps do; never under
+  // NODE_ENV=production, where a key from a forgotten .dev/ would seal real wallets.
+  const devKeys: DevKeys | undefined = config.env === "production" ? undefined : { dir: join(process.cwd(), ".dev"), announce: output.stderr };
   const db = createDatabase({ url: config.databaseUrl, poolSize: 2 });
   try {
     return await runProgram(
@@ -37,9 +43,9 @@ async function main(args: string[]): Promise<number> {
         apiKeys: createApiKeyRepository(db),
         chains: createChainRepository(db),
         wallets: createWalletRepository(db),
-        getKek: createKekLoader(process.env),
+        getKek: createKekLoader(process.env, devKeys),
         webhookSecrets: createWebhookSecretRepository(db),
-        getWebhookKeyring: createWebhookKeyringLoader(process.env),
+        getWebhookKeyring: createWebhookKeyringLoader(process.env, devKeys),
         output,
         readSecretStdin: () => readSecretFromStdin(),
         logger,

@@ -16,7 +16,8 @@ export type { CliDeps } from "./deps";
  * so tests run commands in-process. Build a new program per run; commander keeps parsed state.
  */
 export function createProgram(deps: CliDeps): Command {
-  const program = new Command("relay")
+  // Named as it is typed in a clone: commander prints the name in every usage line.
+  const program = new Command("npm run relay --")
     .description("Operator CLI of the relay: projects, API keys, chains, wallets and webhook secrets")
     .exitOverride()
     .configureOutput({ writeOut: deps.output.stdout, writeErr: deps.output.stderr });

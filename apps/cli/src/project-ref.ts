@@ -15,7 +15,7 @@ export async function resolveProject(projects: ProjectRepository, ref: string): 
   if (!project) {
     throw new AppError(
       "NOT_FOUND",
-      `No project with id or name "${ref}": run \`relay projects list\` to see them, or \`relay projects create <name>\``,
+      `No project with id or name "${ref}": run \`npm run relay -- projects list\` to see them, or \`npm run relay -- projects create <name>\``,
     );
   }
   return project;

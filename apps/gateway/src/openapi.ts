@@ -31,7 +31,7 @@ export function buildOpenApiDocument(): object {
   const bearer = registry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "API key created with the admin CLI (`relay keys create`)",
+    description: "API key created with the admin CLI (`npm run relay -- keys create`)",
   });
   const secured = [{ [bearer.name]: [] }];
   const common = {

@@ -26,6 +26,12 @@ export interface AnvilOptions {
   hardfork?: string;
   /** Further anvil flags, e.g. `--state <file>` to keep the chain across restarts. */
   extraArgs?: string[];
+  /**
+   * Called with the node's process as soon as it is spawned, before it is ready: for a caller
+   * that must know every process it started even if it dies while anvil starts (the quick start's
+   * orphan reaper).
+   */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 export interface AnvilInstance {
@@ -78,6 +84,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilInsta
   if (options.extraArgs) args.push(...options.extraArgs);
 
   const node = launch(anvilBinaryPath(), args);
+  options.onSpawn?.(node.child);
   try {
     const deadline = Date.now() + START_TIMEOUT_MS;
     const port = await node.listeningPort(deadline);

@@ -124,7 +124,7 @@ export function registerChainCommands(program: Command, deps: CliDeps): void {
           { header: "LOW BALANCE (WEI)", value: (c) => c.lowBalanceThresholdWei.toString() },
           { header: "RPC URLS", value: (c) => c.rpcUrls.map(describeRpcUrl).join(", ") },
         ],
-        "No chains yet: add one with `relay chains add --chain-id <n> --rpc-url <url>`",
+        "No chains yet: add one with `npm run relay -- chains add --chain-id <n> --rpc-url <url>`",
       ),
     );
   });

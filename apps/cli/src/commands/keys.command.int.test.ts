@@ -76,6 +76,6 @@ describe("relay keys", () => {
     const line = await cli.fails("keys", "revoke", token);
     expect(line).toMatch(/not the token/);
     expect(line).not.toContain(token);
-    expect(await cli.fails("keys", "list", "--project", "no-such-project")).toMatch(/^error: No project with id or name "no-such-project": run `relay projects list`/);
+    expect(await cli.fails("keys", "list", "--project", "no-such-project")).toMatch(/^error: No project with id or name "no-such-project": run `npm run relay -- projects list`/);
   });
 });

@@ -62,7 +62,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
           { header: "CREATED", value: (k) => formatDate(k.createdAt) },
           { header: "REVOKED", value: (k) => formatDate(k.revokedAt) },
         ],
-        `Project ${project.name} has no API keys: create one with \`relay keys create --project ${project.name}\``,
+        `Project ${project.name} has no API keys: create one with \`npm run relay -- keys create --project ${project.name}\``,
       ),
     );
   });
@@ -71,13 +71,13 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     keys.command("revoke").description("revoke an API key; the gateway refuses it once its short auth cache expires").argument("<keyId>", "id shown by `keys list`"),
   ).action(async (keyId: string, options: JsonOption) => {
     if (!isUuid(keyId)) {
-      const hint = parseApiKey(keyId) ? "pass the key id shown by `relay keys list`, not the token" : "expected a key id (a UUID) from `relay keys list`";
+      const hint = parseApiKey(keyId) ? "pass the key id shown by `npm run relay -- keys list`, not the token" : "expected a key id (a UUID) from `npm run relay -- keys list`";
       throw usageError(`"${parseApiKey(keyId) ? "rk_…" : keyId}" is not a key id: ${hint}`);
     }
     const id = keyId.toLowerCase();
     const revokedNow = await deps.apiKeys.revoke(id);
     const record = await deps.apiKeys.findById(id);
-    if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`relay keys list --project <project>\``);
+    if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`npm run relay -- keys list --project <project>\``);
     emit(deps.output, options.json, { ...view(record), alreadyRevoked: !revokedNow }, () =>
       revokedNow
         ? `Revoked API key ${record.id} (${record.name})`

@@ -33,7 +33,7 @@ export function registerProjectCommands(program: Command, deps: CliDeps): void {
           { header: "NAME", value: (p) => p.name },
           { header: "CREATED", value: (p) => formatDate(p.createdAt) },
         ],
-        "No projects yet: create one with `relay projects create <name>`",
+        "No projects yet: create one with `npm run relay -- projects create <name>`",
       ),
     );
   });

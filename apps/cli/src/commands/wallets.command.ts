@@ -30,7 +30,7 @@ async function readPrivateKey(deps: CliDeps, file: string | undefined): Promise<
     throw usageError(`Cannot read the private key from ${file === undefined ? "stdin" : `--private-key-file ${file}`} (${typeof code === "string" ? code : toError(e).message})`);
   }
   if (text.trim() === "") {
-    throw usageError(`No private key in ${file === undefined ? "stdin: pipe it in, e.g. `relay wallets import --project p < key.txt`" : file}`);
+    throw usageError(`No private key in ${file === undefined ? "stdin: pipe it in, e.g. `npm run relay -- wallets import --project p < key.txt`" : file}`);
   }
   return text;
 }
@@ -114,7 +114,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
           { header: "ADDRESS", value: (w) => w.address },
           { header: "CREATED", value: (w) => formatDate(w.createdAt) },
         ],
-        `Project ${project.name} has no wallets: create one with \`relay wallets create --project ${project.name}\``,
+        `Project ${project.name} has no wallets: create one with \`npm run relay -- wallets create --project ${project.name}\``,
       ),
     );
   });

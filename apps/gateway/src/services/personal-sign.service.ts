@@ -52,7 +52,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     if (!wallet || wallet.projectId !== projectId) {
       throw new AppError(
         "SIGNATURE_ERROR",
-        `signerAddress ${address} is not a wallet of project ${projectId}; sign with one of its wallets (an operator adds them with \`relay wallets create --project ${projectId}\` for a new key or \`relay wallets import --project ${projectId}\` for an existing one)`,
+        `signerAddress ${address} is not a wallet of project ${projectId}; sign with one of its wallets (an operator adds them with \`npm run relay -- wallets create --project ${projectId}\` for a new key or \`npm run relay -- wallets import --project ${projectId}\` for an existing one)`,
       );
     }
     return wallet;

@@ -56,10 +56,10 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
     send: async (request: SendTransactionRequest, context: RequestContext = {}): Promise<{ transactionId: string }> => {
       const chainId = BigInt(request.chainId);
       if (!(await chainExists(chainId))) {
-        throw new AppError("BAD_REQUEST", `chainId ${chainId} is not configured on this relay; an operator adds it with \`relay chains add\``);
+        throw new AppError("BAD_REQUEST", `chainId ${chainId} is not configured on this relay; an operator adds it with \`npm run relay -- chains add\``);
       }
       if (!(await hasWallet(request.projectId))) {
-        throw new AppError("BAD_REQUEST", `project ${request.projectId} has no wallet to send from; create one with \`relay wallets create\``);
+        throw new AppError("BAD_REQUEST", `project ${request.projectId} has no wallet to send from; create one with \`npm run relay -- wallets create\``);
       }
       const fragment = parseFunctionSignature(request.functionSignature);
       const encoded = encodeCall(fragment, request.args);

@@ -10,7 +10,7 @@ import { AppError } from "@relay/core";
  * nonce table.
  */
 export function walletOrder<W extends { address: string }>(wallets: W[], transactionId: string): W[] {
-  if (wallets.length === 0) throw new AppError("BAD_REQUEST", "The project has no wallet to send from; create one with `relay wallets create`");
+  if (wallets.length === 0) throw new AppError("BAD_REQUEST", "The project has no wallet to send from; create one with `npm run relay -- wallets create`");
   const sorted = [...wallets].sort((a, b) => a.address.localeCompare(b.address));
   const index = createHash("sha256").update(transactionId).digest().readUInt32BE(0) % sorted.length;
   return [...sorted.slice(index), ...sorted.slice(0, index)];
