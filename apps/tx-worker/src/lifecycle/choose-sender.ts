@@ -4,7 +4,7 @@ import type { TransactionRecord, TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
 import type { BlockTag, ChainView } from "../chain/chain-view";
 import { withHeadroom } from "./gas-limit";
-import { sizeGasInOrder } from "./size-gas-in-order";
+import { sizeGasInOrder, type WalletCall } from "./size-gas-in-order";
 
 interface Sender {
   id: string;
@@ -19,46 +19,44 @@ export type SenderChoice<W extends Sender> =
   /** No candidate can pay; `wallet` is the preferred one, which the transaction waits for. */
   | { kind: "unfunded"; wallet: W; reason: string; gasLimit: bigint | null };
 
-type Simulation = { kind: "sized"; gasLimit: bigint } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
+type Simulation = { kind: "sized"; gasLimit: bigint; at: BlockTag } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
 
 type CallsAhead = Pick<TransactionRepository, "callsAhead">;
 
+const estimateGas = async (view: ChainView, call: WalletCall, at: BlockTag): Promise<bigint> =>
+  BigInt((await view.provider.send("eth_estimateGas", [{ ...call, value: toQuantity(call.value) }, at === "latest" ? at : toQuantity(at)])) as string);
+
 /**
- * Simulates the call from `from` with `eth_estimateGas` against block `at`, named: nodes default
- * to "pending", which some (anvil) build by executing every transaction in their pool first (5 ms
- * a call with 400 pending, against 0.2 ms), and a block by number is what the gas limit is then
- * checked after the wallet's transactions in flight against (size-gas-in-order.ts). The raw call:
+ * Simulates the call from `from` with `eth_estimateGas` against the head block this worker shares,
+ * named by number: nodes default to "pending", which some (anvil) build by executing every
+ * transaction in their pool first (5 ms a call with 400 pending, against 0.2 ms), and the block is
+ * what the gas limit is then checked against after the wallet's transactions in flight
+ * (size-gas-in-order.ts). A node that keeps no past state is asked for the latest. The raw call:
  * provider.estimateGas also resolves and checksums both addresses on every call (ethers maps the
  * errors the same way). A call that reverts there may succeed once the wallet's transactions
  * still in flight are mined (an approval before the call that spends it): it is run after them
  * before it is called reverted.
  */
-async function simulate(view: ChainView, ahead: CallsAhead, tx: TransactionRecord, from: string, data: string, at: BlockTag): Promise<Simulation> {
+async function simulate(view: ChainView, ahead: CallsAhead, tx: TransactionRecord, from: string, data: string): Promise<Simulation> {
   const call = { from, to: tx.contractAddress, data, value: tx.valueWei };
+  let at: BlockTag = "latest";
   try {
-    const estimate = BigInt((await view.provider.send("eth_estimateGas", [{ ...call, value: toQuantity(call.value) }, at === "latest" ? at : toQuantity(at)])) as string);
-    return { kind: "sized", gasLimit: withHeadroom(estimate, await view.blockGasLimit()) };
+    at = await view.head();
+    const estimate = await estimateGas(view, call, at).catch((e: unknown) => {
+      if (!isMissingPastState(e)) throw e;
+      at = "latest";
+      return estimateGas(view, call, at);
+    });
+    return { kind: "sized", gasLimit: withHeadroom(estimate, await view.blockGasLimit()), at };
   } catch (e) {
     const refusal = classifyRpcError(e);
     if (refusal.kind === "reverted") {
-      const inOrder = await sizeGasInOrder(ahead, view, call, null, null, at);
-      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: inOrder.gasLimit } : { kind: "reverted", reason: refusal.reason };
+      const inOrder = await sizeGasInOrder(ahead, view, call, tx, null, null, at);
+      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: inOrder.gasLimit, at } : { kind: "reverted", reason: refusal.reason };
     }
     if (refusal.kind === "insufficient-funds") return { kind: "insufficient-funds", message: refusal.message };
     throw new AppError("UNAVAILABLE", `simulation failed: ${refusal.kind === "transient" ? refusal.message : refusal.kind}`, { retryable: true, cause: e });
   }
-}
-
-/** The block a choice is simulated against: the head this worker shares, or the latest where the node keeps no past state. */
-async function simulationBlock(view: ChainView, from: string): Promise<BlockTag> {
-  const head = await view.head();
-  return view.nonceAt(from, head).then(
-    () => head,
-    (e: unknown) => {
-      if (isMissingPastState(e)) return "latest" as const;
-      throw e;
-    },
-  );
 }
 
 /**
@@ -79,15 +77,14 @@ export async function chooseSender<W extends Sender>(
   let waitFor: { wallet: W; reason: string; gasLimit: bigint | null } | undefined;
   for (const [i, wallet] of candidates.entries()) {
     if (i > 0 && (await view.balance(wallet.address)) <= tx.valueWei) continue;
-    const at = await simulationBlock(view, wallet.address);
-    const simulation = await simulate(view, ahead, tx, wallet.address, data, at);
+    const simulation = await simulate(view, ahead, tx, wallet.address, data);
     if (simulation.kind === "reverted") return { kind: "reverted", reason: `simulation reverted: ${simulation.reason}` };
     if (simulation.kind === "insufficient-funds") {
       waitFor ??= { wallet, reason: `wallet ${wallet.address} cannot pay: ${simulation.message}`, gasLimit: null };
       continue;
     }
     fees ??= await view.fees();
-    const { gasLimit } = simulation;
+    const { gasLimit, at } = simulation;
     const needed = maxGasCost(fees, gasLimit) + tx.valueWei;
     // A block old: a wallet drained since is refused by the node at broadcast, and pauses there.
     const balance = await view.balance(wallet.address);

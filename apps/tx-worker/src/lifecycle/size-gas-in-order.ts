@@ -1,5 +1,5 @@
-import { classifyRpcError, MAX_SIMULATED_BLOCKS } from "@relay/chain";
-import { AppError } from "@relay/core";
+import { classifyRpcError, isMissingPastState, MAX_SIMULATED_BLOCKS } from "@relay/chain";
+import { AppError, toError } from "@relay/core";
 import type { TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
 import type { BlockTag, ChainView } from "../chain/chain-view";
@@ -48,13 +48,20 @@ export async function sizeGasInOrder(
   transactions: Pick<TransactionRepository, "callsAhead">,
   view: ChainView,
   call: WalletCall,
+  transaction: { projectId: string; id: string },
   nonce: bigint | null,
   gasLimit: bigint | null,
-  block: BlockTag,
+  at: BlockTag,
 ): Promise<InOrderGas | null> {
-  const mined = await view.nonceAt(call.from, block);
+  let block = at;
+  const mined = await view.nonceAt(call.from, block).catch((e: unknown) => {
+    if (!isMissingPastState(e)) throw new AppError("UNAVAILABLE", `nonce count failed: ${toError(e).message}`, { retryable: true, cause: e });
+    block = "latest";
+    return view.nonceAt(call.from, block);
+  });
   if (nonce !== null && nonce <= mined) return null;
-  const earlier = await transactions.callsAhead({ chainId: view.chain.chainId, address: call.from, fromNonce: mined, beforeNonce: nonce });
+  // Not the transaction itself: another run of its job may have bound it meanwhile.
+  const earlier = await transactions.callsAhead({ chainId: view.chain.chainId, address: call.from, fromNonce: mined, beforeNonce: nonce, except: transaction });
   if (earlier.length === 0) return null;
   const ahead = earlier.length;
   // Each call takes at most one simulated block, and this one the last.

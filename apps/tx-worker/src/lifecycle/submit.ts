@@ -119,7 +119,7 @@ async function gasLimitInOrder(
   logger: Logger,
 ): Promise<bigint | null> {
   const call = { from: tx.fromAddress, to: tx.contractAddress, data: `0x${Buffer.from(tx.calldata).toString("hex")}`, value: tx.valueWei };
-  const inOrder = await sizeGasInOrder(deps.transactions, view, call, tx.nonce, estimated, at);
+  const inOrder = await sizeGasInOrder(deps.transactions, view, call, tx, tx.nonce, estimated, at);
   if (inOrder === null) return estimated;
   const context = { nonce: tx.nonce.toString(), from: tx.fromAddress, ahead: inOrder.ahead, estimated: estimated.toString() };
   if (inOrder.kind === "too-many") {

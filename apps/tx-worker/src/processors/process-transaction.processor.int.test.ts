@@ -245,6 +245,10 @@ describe("processTransaction processor", () => {
       if (call.method === "eth_estimateGas" && simulations++ === 0) {
         gates.simulationSeen.resolve();
         await gates.simulation.promise;
+        // Answered for the node's latest block, whichever block it was asked at (a node behind a
+        // load balancer answers from its own head): the one in which run A's call was mined.
+        const latest = { ...call, params: [call.params[0], "latest"] };
+        return (await (await fetch(held.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(latest) })).json()) as RpcAnswer;
       }
       if (call.method !== "eth_sendRawTransaction") return undefined;
       const answer = (await (await fetch(held.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(call) })).json()) as RpcAnswer;

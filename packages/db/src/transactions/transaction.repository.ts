@@ -157,12 +157,19 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
     /**
      * The calls of `address`'s transactions on `chainId` at nonces from `fromNonce` up to (not
      * including) `beforeNonce`, or at every nonce bound from `fromNonce` on when it is null, in
-     * nonce order: those that use or will use their nonce (not INVALID or FAILED).
+     * nonce order: those that use or will use their nonce (not INVALID or FAILED), but `except`.
      */
-    callsAhead: async (query: { chainId: bigint; address: string; fromNonce: bigint; beforeNonce: bigint | null }): Promise<CallAhead[]> => {
+    callsAhead: async (query: {
+      chainId: bigint;
+      address: string;
+      fromNonce: bigint;
+      beforeNonce: bigint | null;
+      /** A transaction not to count (the one these calls are ahead of). */
+      except: { projectId: string; id: string };
+    }): Promise<CallAhead[]> => {
       const { rows } = await sql.query<{ nonce: string; to: string; calldata: Buffer; valueWei: string; gasLimit: string | null }>(
         { name: "transaction.callsAhead", text: CALLS_AHEAD },
-        [query.chainId.toString(), query.address, query.fromNonce.toString(), query.beforeNonce?.toString() ?? null],
+        [query.chainId.toString(), query.address, query.fromNonce.toString(), query.beforeNonce?.toString() ?? null, query.except.projectId, query.except.id],
       );
       return rows.map((r) => ({ nonce: BigInt(r.nonce), to: r.to, calldata: r.calldata, valueWei: BigInt(r.valueWei), gasLimit: r.gasLimit === null ? null : BigInt(r.gasLimit) }));
     },
