@@ -16,9 +16,8 @@ describe("fault: an RPC that errs, stalls and loses answers", () => {
     stack = await startStack({
       name: "rpc-faults",
       chainId: 41_004,
-      // Blocks every second and one wallet: what queues up behind stalled calls is mined together.
+      // Blocks every second: what queues up behind stalled calls is mined together.
       blockTimeSeconds: 1,
-      wallets: 1,
       rpcUrlFor: async (anvilUrl) => {
         proxy = await startChaosRpcProxy(anvilUrl, { error: 0.1, timeout: 0.05, lost: 0.3 });
         return proxy.url;

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { Interface } from "ethers";
 import type { Stack } from "./stack";
 
-export const SET_ORDER = "function setOrder((uint256 id, address owner, uint8[] flags) order)";
-const recorderAbi = new Interface([SET_ORDER]);
+export const SET_OWN_ORDER = "function setOwnOrder((uint256 id, address owner, uint8[] flags) order)";
+const recorderAbi = new Interface([SET_OWN_ORDER]);
 const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 /** A request without an answer after this long counts as hung (status 0). */
 const HANG_MS = 30_000;
@@ -80,10 +80,12 @@ async function callOnce(stack: Stack, method: string, path: string, body: unknow
 let nextOrderId = 1;
 
 /**
- * One sendTransaction of a fresh Recorder.setOrder call (its calldata is unique to it). Every other
- * order has flags: one without empties the slots the one before it filled, so what a call's storage
- * writes cost (20,000 gas for a slot filled afresh, 2,900 for one changed) depends on the call
- * mined before it. Every call is valid in any order: none may revert.
+ * One sendTransaction of a fresh Recorder.setOwnOrder call (its calldata is unique to it). Every
+ * other order has flags: one without empties the slots the wallet's order before it filled, so what
+ * a call's storage writes cost (20,000 gas for a slot filled afresh, 2,900 for one changed) depends
+ * on the wallet's call mined before it. The order is kept per sender, so another wallet's calls do
+ * not change that cost (the relay sizes gas after a wallet's own transactions; the chain orders
+ * different senders as it likes). Every call is valid in any order: none may revert.
  */
 export async function sendTransaction(stack: Stack, retryUnansweredMs = 0): Promise<Outcome> {
   const n = nextOrderId++;
@@ -94,10 +96,10 @@ export async function sendTransaction(stack: Stack, retryUnansweredMs = 0): Prom
     chainId: stack.anvil.chainId,
     contractAddress: stack.recorder.address,
     requestId,
-    functionSignature: SET_ORDER,
+    functionSignature: SET_OWN_ORDER,
     args: { order },
   }, retryUnansweredMs);
-  return { kind: "transaction", id: requestId, ...answer, calldata: recorderAbi.encodeFunctionData("setOrder", [order]).toLowerCase() };
+  return { kind: "transaction", id: requestId, ...answer, calldata: recorderAbi.encodeFunctionData("setOwnOrder", [order]).toLowerCase() };
 }
 
 export async function personalSign(stack: Stack, i: number, retryUnansweredMs = 0): Promise<Outcome> {

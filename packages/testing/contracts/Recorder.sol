@@ -50,6 +50,7 @@ contract Recorder {
 
     Plain private _lastPlain;
     Order private _lastOrder;
+    mapping(address => Order) private _ownOrders;
     mapping(uint256 => Doc) private _docs;
     mapping(uint256 => uint256) public docVersion;
     Transfer[] private _transfers;
@@ -101,6 +102,18 @@ contract Recorder {
 
     function lastOrder() external view returns (Order memory) {
         return _lastOrder;
+    }
+
+    /// Like setOrder, but kept per caller: what a call's storage writes cost depends only on the
+    /// caller's own earlier calls, not on other senders' (setOrder's depends on whoever called last).
+    function setOwnOrder(Order calldata order) external {
+        _ownOrders[msg.sender] = order;
+        _touch();
+        emit OrderSet(msg.sender, order.id, order.owner, order.flags.length);
+    }
+
+    function ownOrder(address caller) external view returns (Order memory) {
+        return _ownOrders[caller];
     }
 
     // --- (c) a nested tuple beside a plain argument -----------------------------------------
