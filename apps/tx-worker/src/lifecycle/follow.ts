@@ -1,4 +1,4 @@
-import { bumpFees, describeCeiling, isMissingPastState } from "@relay/chain";
+import { bumpFees, describeCeiling, isMissingPastState, type ChainView, type MinedReceipt } from "@relay/chain";
 import { AppError, toError } from "@relay/core";
 import type { AttemptRecord, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -8,8 +8,6 @@ import { fillGapIfAbandoned } from "./fill-gap";
 import { checkBalance } from "./check-balance";
 import { noteOnce } from "./note-once";
 import type { StepContext, StepDeps } from "./deps";
-import type { ChainView } from "../chain/chain-view";
-import type { MinedReceipt } from "../chain/receipt-index";
 
 const CAPPED = "the fee cap leaves no room for a replacement 12.5 % higher";
 

@@ -1,4 +1,4 @@
-import { bumpFees, describeCeiling, maxGasCost } from "@relay/chain";
+import { bumpFees, describeCeiling, maxGasCost, type BlockTag, type ChainView } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
 import type { AttemptRecord, MoveFields, TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
@@ -9,7 +9,6 @@ import { noteOnce } from "./note-once";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { sizeGasInOrder } from "./size-gas-in-order";
 import { walletOrder } from "./wallet-choice";
-import type { BlockTag, ChainView } from "../chain/chain-view";
 import type { StepContext, StepDeps } from "./deps";
 
 /**
