@@ -6,7 +6,7 @@ import { broadcast, type BroadcastOutcome } from "./broadcast";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { fillGapIfAbandoned } from "./fill-gap";
 import { checkBalance } from "./check-balance";
-import { noteOnce } from "./note-once";
+import { noteReasonOnce } from "./note-reason-once";
 import type { StepContext, StepDeps } from "./deps";
 
 const CAPPED = "the fee cap leaves no room for a replacement 12.5 % higher";
@@ -167,7 +167,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const fees = bumpFees(feesOf(latest), market, chain);
   if (!fees) {
     logger.warn({ hash: latest.hash }, "stuck, and the fee cap leaves no room for a replacement");
-    await noteOnce(
+    await noteReasonOnce(
       deps,
       tx,
       "SUBMITTED",

@@ -5,7 +5,7 @@ import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
 import { checkBalance } from "./check-balance";
 import { chooseSender } from "./choose-sender";
-import { noteOnce } from "./note-once";
+import { noteReasonOnce } from "./note-reason-once";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { sizeGasInOrder } from "./size-gas-in-order";
 import { walletOrder } from "./wallet-choice";
@@ -150,7 +150,7 @@ async function reprice(deps: StepDeps, tx: TransactionRecord, refused: AttemptRe
   const fees = bumpFees(feesOf(refused), market, chain);
   if (!fees) {
     logger.warn({ hash: refused.hash }, "signed transaction refused on its fees, and the fee cap leaves no room for more");
-    await noteOnce(deps, tx, "PENDING", CAPPED, `the node refused the signed transaction (${message}); ${CAPPED} (${describeCeiling(market, chain)}): waiting`);
+    await noteReasonOnce(deps, tx, "PENDING", CAPPED, `the node refused the signed transaction (${message}); ${CAPPED} (${describeCeiling(market, chain)}): waiting`);
     return runAgainIn(chain.stuckAfterSeconds * 1000);
   }
   const wallet = await deps.wallets.findByAddress(refused.fromAddress);

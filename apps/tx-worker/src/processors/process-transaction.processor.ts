@@ -3,7 +3,7 @@ import { isFinal } from "@relay/db";
 import type { Processor, RunAgain } from "@relay/queue";
 import type { StepDeps } from "../lifecycle/deps";
 import { STEPS } from "../lifecycle/steps";
-import { stopWritesOnHandBack } from "../lifecycle/hand-back-guard";
+import { stopWritesOnHandBack } from "../lifecycle/stop-after-hand-back";
 
 /** Faults of the replica's own configuration (a key-encryption key that cannot open the wallet's key). */
 const REPLICA_FAULTS = new Set(["CRYPTO", "CONFIG"]);
