@@ -8,7 +8,7 @@ import { chooseSender } from "./choose-sender";
 import { noteReasonOnce } from "./note-reason-once";
 import { feesOf, signAttempt } from "./sign-attempt";
 import { sizeGasInOrder } from "./size-gas-in-order";
-import { walletOrder } from "./wallet-choice";
+import { walletCandidates } from "./wallet-choice";
 import type { StepContext, StepDeps } from "./deps";
 
 /**
@@ -20,9 +20,7 @@ import type { StepContext, StepDeps } from "./deps";
 export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
   const handle = await deps.chains.get(tx.chainId);
   const { record: chain, provider, view } = handle;
-  const wallets = await deps.wallets.listByProject(tx.projectId);
-  // A transaction that holds a nonce keeps its wallet; one that does not may use any of the project's.
-  const candidates = tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
+  const candidates = walletCandidates(await deps.wallets.listByProject(tx.projectId), tx);
   if (candidates.length === 0) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} of transaction ${tx.id} no longer exists`);
   // A wallet that cannot pay is the low balance a WalletBalanceLow event is for: checked now, not
   // at the next scheduled check up to a minute later. Read at the head through the chain view, so
