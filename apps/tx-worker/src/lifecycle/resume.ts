@@ -35,8 +35,8 @@ export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<Run
     }
   }
   if (!mayPay) return later;
-  // Moved back to PENDING on a need that step does not share, the step paused it again at once:
-  // two status changes and two events every few seconds, for as long as the wallets stay short.
+  // Moved back to PENDING on a need that step does not share, the step would pause it again at
+  // once: two status changes and two events every few seconds, for as long as the wallets stay short.
   // The node may ask more than the need reckoned here (OP-stack chains add the L1 data fee, geth
   // counts the wallet's other queued transactions), so a signed attempt is offered to the node
   // first. Without one, the wallets are simulated as the PENDING step will: another wallet's call
