@@ -1,19 +1,25 @@
 import type { JsonRpcProvider } from "ethers";
 import { AppError, type Logger } from "@relay/core";
 import type { ChainRecord, ChainRepository } from "@relay/db";
-import type { Providers } from "@relay/chain";
-import { createChainView, type ChainView } from "./chain/chain-view";
+import { createChainView, type ChainView, type ChainViewSettings, type Providers } from "@relay/chain";
 
 export interface ChainHandle {
   record: ChainRecord;
   provider: JsonRpcProvider;
-  /** What the worker's jobs share of this chain for a fraction of a block (chain/chain-view.ts). */
+  /** What the worker's jobs share of this chain for a fraction of a block (packages/chain's view). */
   view: ChainView;
 }
 
-/** The settings a chain view is built from: a change of any of them builds a new view. */
-const viewKey = (record: ChainRecord) =>
-  [record.rpcUrls.join(" "), record.blockTimeMs, record.maxFeePerGasCapWei, record.maxPriorityFeePerGasCapWei].map(String).join("|");
+/** The part of a chain record its view reads. */
+const viewSettings = ({ chainId, blockTimeMs, maxFeePerGasCapWei, maxPriorityFeePerGasCapWei }: ChainRecord): ChainViewSettings => ({
+  chainId,
+  blockTimeMs,
+  maxFeePerGasCapWei,
+  maxPriorityFeePerGasCapWei,
+});
+
+/** What a chain view is built from: a change of any of it builds a new view. */
+const viewKey = (record: ChainRecord) => [record.rpcUrls.join(" "), ...Object.values(viewSettings(record))].map(String).join("|");
 
 /**
  * Chains as the database has them, re-read every `refreshMs`, so a chain added or changed with
@@ -38,7 +44,7 @@ export function createChainDirectory(deps: {
         if (!record) throw new AppError("BAD_REQUEST", `Chain ${chainId} is not configured`);
         if (record.rpcUrls.length === 0) throw new AppError("CONFIG", `Chain ${chainId} has no RPC URL`);
         const key = viewKey(record);
-        const view = entry && entry.key === key ? entry.view : createChainView(record, deps.providers.get(chainId, record.rpcUrls), deps.logger, now);
+        const view = entry && entry.key === key ? entry.view : createChainView(viewSettings(record), deps.providers.get(chainId, record.rpcUrls), deps.logger, now);
         entry = { record, readAt: now(), view, key };
         cache.set(id, entry);
       }

@@ -13,3 +13,6 @@ export { MAX_SIMULATED_BLOCKS, simulateCalls } from "./rpc/simulate-calls";
 export type { CallToSimulate, SimulatedCall } from "./rpc/simulate-calls";
 export type { Providers } from "./rpc/providers";
 export { checksumAddress } from "./address/checksum-address";
+export { createChainView } from "./view/chain-view";
+export type { BalanceAt, BlockTag, ChainView, ChainViewSettings } from "./view/chain-view";
+export type { MinedReceipt } from "./view/receipt-index";

@@ -1,7 +1,7 @@
+import type { BalanceAt } from "@relay/chain";
 import { toError, type Logger } from "@relay/core";
 import type { ChainHandle } from "../chain-directory";
 import type { StepDeps } from "./deps";
-import type { BalanceAt } from "../chain/chain-view";
 
 /** The balance at the head block, named by its number: the check records which block it saw. */
 const readAtHead = async (provider: ChainHandle["provider"], head: number, address: string): Promise<BalanceAt> => ({

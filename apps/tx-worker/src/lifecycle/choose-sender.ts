@@ -1,8 +1,7 @@
-import { classifyRpcError, isMissingPastState, maxGasCost, type Fees } from "@relay/chain";
+import { classifyRpcError, isMissingPastState, maxGasCost, type BlockTag, type ChainView, type Fees } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { TransactionRecord, TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
-import type { BlockTag, ChainView } from "../chain/chain-view";
 import { withHeadroom } from "./gas-limit";
 import { sizeGasInOrder, type WalletCall } from "./size-gas-in-order";
 

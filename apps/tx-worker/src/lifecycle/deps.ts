@@ -1,6 +1,6 @@
 import type { Logger } from "@relay/core";
 import type { Signer } from "@relay/custody";
-import type { NonceFillerRepository, TransactionRepository, WalletBalanceRepository, WalletRepository } from "@relay/db";
+import type { NonceFillerRepository, TransactionRecord, TransactionRepository, WalletBalanceRepository, WalletRepository } from "@relay/db";
 import type { ChainDirectory } from "../chain-directory";
 
 /** What the lifecycle steps work with; built once per worker in worker.ts. */
@@ -17,3 +17,6 @@ export interface StepDeps {
 export interface StepContext {
   logger: Logger;
 }
+
+/** A transaction whose nonce is bound: it is sent from that wallet, at that nonce, whatever else changes. */
+export type BoundTransaction = TransactionRecord & { fromAddress: string; nonce: bigint };

@@ -70,7 +70,7 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
     // filler priced above it would replace it). Not asked for a nonce one of ours abandoned:
     // nothing outside was sent at it, and nodes that count every pooled nonce, gaps included
     // (Besu, Erigon), answer past it whenever our later transactions wait in their pool: the gap
-    // was then never filled, and the wallet waited behind it for good.
+    // would never be filled, and the wallet would wait behind it for good.
     logger.warn({ address, nonce: nonce.toString(), holder }, "a transaction from outside the relay waits at this nonce: not filled");
     return false;
   }
@@ -79,8 +79,8 @@ export async function fillGapIfAbandoned(deps: StepDeps, { record: chain, provid
   // Taken by the node ("already known" too) but not mined within the chain's stuck time, as for a
   // transaction: priced out since (a base fee risen past its max fee, which geth keeps in its pool
   // without mining, answering a resend "already known"). The nonce is the wallet's next on chain,
-  // so it waits behind nothing: without new bytes, every later transaction waited for the base fee
-  // to fall back.
+  // so it waits behind nothing: without new bytes, every later transaction would wait for the base
+  // fee to fall back.
   const stuck = outcome.kind === "sent" && deps.now() - filler.signedAt.getTime() >= chain.stuckAfterSeconds * 1000;
   if (outcome.kind === "underpriced" || stuck) {
     // Signed before the base fee rose, or under what the node takes: the same bytes never will be.

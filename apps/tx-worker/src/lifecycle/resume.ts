@@ -4,7 +4,7 @@ import { runAgainIn, type RunAgain } from "@relay/queue";
 import { broadcast } from "./broadcast";
 import { chooseSender } from "./choose-sender";
 import { feesOf } from "./sign-attempt";
-import { walletOrder } from "./wallet-choice";
+import { walletCandidates } from "./wallet-choice";
 import type { StepDeps } from "./deps";
 
 /**
@@ -24,9 +24,8 @@ export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<Run
     : tx.gasLimit !== null
       ? maxGasCost(await view.fees(), tx.gasLimit) + tx.valueWei
       : tx.valueWei + 1n;
-  const wallets = await deps.wallets.listByProject(tx.projectId);
   // The PENDING step's candidates, in its order.
-  const candidates = tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
+  const candidates = walletCandidates(await deps.wallets.listByProject(tx.projectId), tx);
   const later = runAgainIn(Math.max(chain.blockTimeMs, 2000));
   let mayPay = false;
   for (const wallet of candidates) {
@@ -36,8 +35,8 @@ export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<Run
     }
   }
   if (!mayPay) return later;
-  // Moved back to PENDING on a need that step does not share, the step paused it again at once:
-  // two status changes and two events every few seconds, for as long as the wallets stay short.
+  // Moved back to PENDING on a need that step does not share, the step would pause it again at
+  // once: two status changes and two events every few seconds, for as long as the wallets stay short.
   // The node may ask more than the need reckoned here (OP-stack chains add the L1 data fee, geth
   // counts the wallet's other queued transactions), so a signed attempt is offered to the node
   // first. Without one, the wallets are simulated as the PENDING step will: another wallet's call

@@ -1,7 +1,7 @@
 import { keccak256 } from "ethers";
 import type { Fees } from "@relay/chain";
-import type { AttemptRecord, TransactionRecord } from "@relay/db";
-import type { StepDeps } from "./deps";
+import type { AttemptRecord } from "@relay/db";
+import type { BoundTransaction, StepDeps } from "./deps";
 
 /**
  * Signs the transaction at its bound nonce with these fees and stores the signed bytes and hash
@@ -9,7 +9,7 @@ import type { StepDeps } from "./deps";
  */
 export async function signAttempt(
   deps: StepDeps,
-  tx: TransactionRecord & { fromAddress: string; nonce: bigint },
+  tx: BoundTransaction,
   walletId: string,
   gasLimit: bigint,
   fees: Fees,

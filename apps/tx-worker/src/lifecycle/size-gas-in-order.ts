@@ -1,8 +1,7 @@
-import { classifyRpcError, isMissingPastState, MAX_SIMULATED_BLOCKS } from "@relay/chain";
+import { classifyRpcError, isMissingPastState, MAX_SIMULATED_BLOCKS, type BlockTag, type ChainView } from "@relay/chain";
 import { AppError, toError } from "@relay/core";
 import type { TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
-import type { BlockTag, ChainView } from "../chain/chain-view";
 import { gasCeiling, limitForPeak, withHeadroom } from "./gas-limit";
 
 export interface WalletCall {

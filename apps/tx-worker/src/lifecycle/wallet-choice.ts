@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@relay/core";
+import type { TransactionRecord } from "@relay/db";
 
 /**
  * A project's wallets in the order a transaction tries them: starting at a wallet picked by a hash
@@ -14,4 +15,13 @@ export function walletOrder<W extends { address: string }>(wallets: W[], transac
   const sorted = [...wallets].sort((a, b) => a.address.localeCompare(b.address));
   const index = createHash("sha256").update(transactionId).digest().readUInt32BE(0) % sorted.length;
   return [...sorted.slice(index), ...sorted.slice(0, index)];
+}
+
+/**
+ * The wallets a transaction may be sent from, in the order it tries them: a transaction that holds
+ * a nonce keeps its wallet (the nonce is that wallet's); one that does not may use any of the
+ * project's, in walletOrder.
+ */
+export function walletCandidates<W extends { address: string }>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress">): W[] {
+  return tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
 }

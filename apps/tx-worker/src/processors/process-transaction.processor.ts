@@ -1,21 +1,21 @@
 import { AppError, isAppError, toError } from "@relay/core";
 import { isFinal } from "@relay/db";
 import type { Processor, RunAgain } from "@relay/queue";
-import { follow } from "../lifecycle/follow";
-import { stopWritesOnHandBack } from "../lifecycle/hand-back-guard";
-import { resume } from "../lifecycle/resume";
-import { submit } from "../lifecycle/submit";
 import type { StepDeps } from "../lifecycle/deps";
+import { STEPS } from "../lifecycle/steps";
+import { stopWritesOnHandBack } from "../lifecycle/stop-after-hand-back";
+
+/** Faults of the replica's own configuration (a key-encryption key that cannot open the wallet's key). */
+const REPLICA_FAULTS = new Set(["CRYPTO", "CONFIG"]);
 
 /**
- * One run of a transaction's job: the step for its current status. Transient faults throw and
- * BullMQ retries; a fault that cannot heal ends the transaction as FAILED with the reason, so no
- * request stays unfinished without saying why, unless it was broadcast (SUBMITTED): one of its
- * attempts may be mined, so it is retried and logged at error level instead. A replica's own configuration (a key-encryption
- * key that cannot open the wallet's key) is not the transaction's fault: it is retried, so a
- * correctly configured replica, or this one once fixed, takes it.
+ * One run of a transaction's job: the step for its current status (STEPS). Transient faults throw
+ * and BullMQ retries; a fault that cannot heal ends the transaction as FAILED with the reason, so
+ * no request stays unfinished without saying why, unless it was broadcast (SUBMITTED): one of its
+ * attempts may be mined, so it is retried and logged at error level instead. A replica's own
+ * configuration is not the transaction's fault: it is retried, so a correctly configured replica,
+ * or this one once fixed, takes it.
  */
-const REPLICA_FAULTS = new Set(["CRYPTO", "CONFIG"]);
 export function createProcessTransactionProcessor(shared: StepDeps): Processor<"processTransaction"> {
   // The job's logger already names the project and transaction (its payload's ids).
   return async ({ projectId, transactionId }, { logger, handedBack }): Promise<RunAgain | { status: string }> => {
@@ -24,8 +24,7 @@ export function createProcessTransactionProcessor(shared: StepDeps): Processor<"
     if (!tx) return { status: "missing" };
     if (isFinal(tx.status)) return { status: tx.status };
     try {
-      const step = tx.status === "PENDING" ? submit : tx.status === "SUBMITTED" ? follow : null;
-      const result = step ? await step(deps, tx, { logger }) : tx.status === "PAUSED" ? await resume(deps, tx) : "done";
+      const result = await STEPS[tx.status](deps, tx, { logger });
       return result === "done" ? { status: (await deps.transactions.findById(projectId, transactionId))?.status ?? "missing" } : result;
     } catch (e) {
       const error = toError(e);

@@ -32,13 +32,17 @@ export const FINAL_STATUSES: readonly TransactionStatus[] = TRANSACTION_STATUSES
 /** What the reconciler looks after: PENDING, SUBMITTED, PAUSED. */
 export const UNFINISHED_STATUSES: readonly TransactionStatus[] = TRANSACTION_STATUSES.filter((s) => MOVES[s].length > 0);
 
+/** FINAL_STATUSES as a type; every other status is unfinished, so a new one needs a step to compile. */
+export type FinalStatus = Extract<TransactionStatus, "CONFIRMED" | "REVERTED" | "INVALID" | "FAILED">;
+export type UnfinishedStatus = Exclude<TransactionStatus, FinalStatus>;
+
 /**
  * Statuses whose reason is kept in the transaction's `error` column (why it did not, or not yet,
  * succeed); moving to any other status clears it.
  */
 export const ERROR_STATUSES: readonly TransactionStatus[] = ["INVALID", "PAUSED", "REVERTED", "FAILED"];
 
-export const isFinal = (status: TransactionStatus): boolean => MOVES[status].length === 0;
+export const isFinal = (status: TransactionStatus): status is FinalStatus => MOVES[status].length === 0;
 
 export const nextStatuses = (from: TransactionStatus): readonly TransactionStatus[] => MOVES[from];
 

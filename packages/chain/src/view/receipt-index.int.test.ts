@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Wallet, type JsonRpcProvider } from "ethers";
 import { createLogger } from "@relay/core";
-import { createProviders } from "@relay/chain";
+import { createProviders } from "../rpc/providers";
 import { ANVIL_FUNDED_KEY, startAnvil, type AnvilInstance } from "@relay/testing";
 import { createReceiptIndex } from "./receipt-index";
 

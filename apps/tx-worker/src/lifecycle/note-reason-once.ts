@@ -6,7 +6,7 @@ import type { StepDeps } from "./deps";
  * learns why it waits, and its webhook hears it), unless the last entry already says `marker`:
  * once per such wait, however often the job looks again.
  */
-export async function noteOnce(
+export async function noteReasonOnce(
   deps: Pick<StepDeps, "transactions">,
   tx: Pick<TransactionRecord, "projectId" | "id">,
   status: Extract<TransactionStatus, "PENDING" | "SUBMITTED">,

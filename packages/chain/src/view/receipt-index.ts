@@ -45,13 +45,13 @@ const MAX_RESTARTS_PER_REFRESH = 3;
 class ReorganisedError extends Error {}
 
 /**
- * Receipts of this worker's chains, one `eth_getBlockReceipts` per new block for all the
+ * Receipts of one chain, one `eth_getBlockReceipts` per new block for all the
  * transactions waiting on it, instead of one `eth_getTransactionReceipt` per transaction per look.
  *
  * The index covers the chain from the block it started at: an attempt broadcast after that (with
  * a margin for clock differences) and not in the index is not mined yet. For anything older (the
  * worker restarted, the index fell behind and restarted, or the block was pruned) the receipt is
- * looked up by hash, as before. A node without `eth_getBlockReceipts` is asked by hash only.
+ * looked up by hash. A node without `eth_getBlockReceipts` is asked by hash only.
  */
 export function createReceiptIndex(options: ReceiptIndexOptions) {
   const now = options.now ?? Date.now;

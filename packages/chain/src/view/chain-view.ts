@@ -1,20 +1,27 @@
 import type { JsonRpcProvider } from "ethers";
-import { priceFees, simulateCalls, type CallToSimulate, type Fees, type SimulatedCall } from "@relay/chain";
 import type { Logger } from "@relay/core";
-import type { ChainRecord } from "@relay/db";
+import { priceFees, type FeeCaps, type Fees } from "../fees/fees";
+import { simulateCalls, type CallToSimulate, type SimulatedCall } from "../rpc/simulate-calls";
 import { createReceiptIndex, type MinedReceipt } from "./receipt-index";
 import { sharedValue, sharedValues } from "./shared-value";
 
+/** What a chain view reads of its chain's settings; a change of any of them calls for a new view. */
+export interface ChainViewSettings extends FeeCaps {
+  chainId: bigint;
+  /** The chain's time between blocks: how long a value read from it stays fresh. */
+  blockTimeMs: number;
+}
+
 /**
- * What this worker knows of one chain, shared by all its jobs for a fraction of a block: the head,
+ * What a worker knows of one chain, shared by all its jobs for a fraction of a block: the head,
  * fee prices, wallets' pending nonces and balances, and receipts (receipt-index.ts). With hundreds
- * of transactions in flight, asking the node for each of these per transaction cost eight calls
+ * of transactions in flight, asking the node for each of these per transaction costs eight calls
  * per transaction (docs/benchmarks.md); none of them changes faster than a block.
  *
  * Freshness: at most half a block time old, and at most a second; a balance after a send that
  * became final is read once the head has reached that send's block.
  */
-export function createChainView(chain: ChainRecord, provider: JsonRpcProvider, logger: Logger, now: () => number = Date.now) {
+export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvider, logger: Logger, now: () => number = Date.now) {
   const freshMs = Math.max(100, Math.min(chain.blockTimeMs / 2, 1000));
   const head = sharedValue(freshMs, () => provider.getBlockNumber(), now);
   const fees = sharedValue(freshMs, () => priceFees(provider, chain), now);

@@ -1,0 +1,78 @@
+import type { ChainView, MinedReceipt } from "@relay/chain";
+import type { Logger } from "@relay/core";
+import type { AttemptRecord } from "@relay/db";
+import { runAgainIn, type RunAgain } from "@relay/queue";
+import type { ChainHandle } from "../chain-directory";
+import { checkBalance } from "./check-balance";
+import type { BoundTransaction, StepDeps } from "./deps";
+
+export interface Mined {
+  attempt: AttemptRecord;
+  receipt: MinedReceipt;
+}
+
+async function minedAttempt(view: ChainView, attempts: AttemptRecord[]): Promise<Mined | null> {
+  // Any attempt may be the one mined (a replacement can lose to the original); newest first.
+  for (const attempt of [...attempts].reverse()) {
+    const receipt = await view.receiptOf(attempt.hash, attempt.broadcastAt ?? attempt.createdAt);
+    if (receipt) return { attempt, receipt };
+  }
+  return null;
+}
+
+/**
+ * As minedAttempt, but as the node has it now. The receipt index keeps what it read from blocks
+ * when they were new: a reorganisation after that can move an attempt to another block, drop it,
+ * or put it in a block whose number the index has already passed.
+ */
+export async function freshlyMinedAttempt(view: ChainView, attempts: AttemptRecord[], likeliest?: AttemptRecord): Promise<Mined | null> {
+  const newestFirst = [...attempts].reverse();
+  for (const attempt of likeliest ? [likeliest, ...newestFirst.filter((a) => a !== likeliest)] : newestFirst) {
+    const receipt = await view.freshReceiptOf(attempt.hash);
+    if (receipt) return { attempt, receipt };
+  }
+  return null;
+}
+
+/**
+ * SUBMITTED → CONFIRMED, or REVERTED when the mined attempt failed, once its block has the chain's
+ * confirmations (until then, another look a block later). The wallet's balance is checked then.
+ */
+export async function settleMined(deps: StepDeps, handle: ChainHandle, tx: BoundTransaction, mined: Mined, logger: Logger): Promise<RunAgain | "done"> {
+  const { record: chain, view } = handle;
+  const confirmations = (await view.head()) - mined.receipt.blockNumber + 1;
+  if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+  const succeeded = mined.receipt.status === 1;
+  await deps.transactions.move(tx.projectId, tx.id, {
+    from: "SUBMITTED",
+    to: succeeded ? "CONFIRMED" : "REVERTED",
+    reason: succeeded ? null : `reverted on chain in block ${mined.receipt.blockNumber}`,
+    set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber) },
+  });
+  await checkBalance(deps, handle, tx.fromAddress, logger, mined.receipt.blockNumber);
+  return "done";
+}
+
+/**
+ * What an attempt of the transaction that is mined decides (settleMined, or another look while
+ * its confirmations are counted); null when none is mined, as the receipts have it.
+ */
+export async function settleIfMined(
+  deps: StepDeps,
+  handle: ChainHandle,
+  tx: BoundTransaction,
+  attempts: AttemptRecord[],
+  logger: Logger,
+): Promise<RunAgain | "done" | null> {
+  const { record: chain, view } = handle;
+  const seen = await minedAttempt(view, attempts);
+  if (!seen) return null;
+  // One confirmation: mined is enough (undoing a block is what more confirmations guard against).
+  if (chain.confirmations === 1) return settleMined(deps, handle, tx, seen, logger);
+  if ((await view.head()) - seen.receipt.blockNumber + 1 < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+  // Enough confirmations counted on a receipt read when its block was new: before calling it
+  // final, ask the node where (and whether) our attempts are mined now. Moved: count from the
+  // new block. Dropped: not mined (a replacement after the stuck time).
+  const now = await freshlyMinedAttempt(view, attempts, seen.attempt);
+  return now ? settleMined(deps, handle, tx, now, logger) : null;
+}
