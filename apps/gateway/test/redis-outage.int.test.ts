@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { createDatabase, createPool, type Database } from "@relay/db";
 import {
   addChain,
+  createProcessGroup,
   createProjectFixture,
   createTestDatabase,
   deployRecorder,
+  freePort,
   fund,
   startAnvil,
   startPrivateRedis,
@@ -12,10 +14,10 @@ import {
   testQueuePrefix,
   type AnvilInstance,
   type PrivateRedis,
+  type ProcessGroup,
   type ProjectFixture,
   type TestDatabase,
 } from "@relay/testing";
-import { createProcessGroup, freePort, type ProcessGroup } from "../../tx-worker/test/processes";
 import { SET_ORDER, sendTransaction } from "../../tx-worker/test/transactions";
 import { post } from "./harness";
 

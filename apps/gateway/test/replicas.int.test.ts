@@ -4,22 +4,27 @@ import { createDatabase, createPool, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
 import {
   addChain,
+  callKey,
+  countByCall,
+  createProcessGroup,
   createProjectFixture,
   createTestDatabase,
   deleteRedisKeys,
   deployRecorder,
   fund,
+  minedTransactions,
   startAnvil,
   testKek,
   testQueuePrefix,
   type AnvilInstance,
+  type AppProcess,
   type DeployedRecorder,
+  type LogLine,
+  type ProcessGroup,
   type ProjectFixture,
   type TestDatabase,
 } from "@relay/testing";
 import { signDelivery } from "@relay/webhooks";
-import { callKey, countByCall, minedTransactions } from "../../tx-worker/test/chain-scan";
-import { createProcessGroup, type AppProcess, type LogLine, type ProcessGroup } from "../../tx-worker/test/processes";
 import { SET_ORDER, waitUntilAllFinal } from "../../tx-worker/test/transactions";
 import { receiver } from "./webhook-receiver";
 

@@ -2,8 +2,7 @@ import { connect } from "node:net";
 import { verifyMessage } from "ethers";
 import { createDatabase, createPool, type Database } from "@relay/db";
 import { createProducer, createRedis, type Producer, type Redis } from "@relay/queue";
-import { createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix, type ProjectFixture } from "@relay/testing";
-import { createProcessGroup, type ProcessGroup } from "../../tx-worker/test/processes";
+import { createProcessGroup, createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix, type ProcessGroup, type ProjectFixture } from "@relay/testing";
 
 type Pool = ReturnType<typeof createPool>;
 

@@ -6,6 +6,7 @@ import {
   createProjectFixture,
   createTestDatabase,
   deployRecorder,
+  freePort,
   fund,
   startAnvil,
   waitForStatus,
@@ -14,7 +15,6 @@ import {
   type TestDatabase,
 } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
-import { freePort } from "../../tx-worker/test/processes";
 import { createReceiver } from "../../../examples/webhook-receiver/src/server";
 
 

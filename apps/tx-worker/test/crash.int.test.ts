@@ -3,19 +3,22 @@ import { Interface, JsonRpcProvider, keccak256 } from "ethers";
 import { createDatabase, createPool, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
 import {
+  callKey,
+  countByCall,
+  createProcessGroup,
   createProjectFixture,
   deleteRedisKeys,
   deployRecorder,
+  minedTransactions,
   startAnvil,
   testDatabaseUrl,
   testKek,
   testQueuePrefix,
   type AnvilInstance,
   type DeployedRecorder,
+  type ProcessGroup,
 } from "@relay/testing";
 import { addChain, fund } from "@relay/testing";
-import { callKey, countByCall, minedTransactions } from "./chain-scan";
-import { createProcessGroup, type ProcessGroup } from "./processes";
 import { startRpcProxy, type RpcProxy, type Trap } from "./rpc-proxy";
 import { SET_ORDER, sendTransaction, waitUntilAllFinal } from "./transactions";
 

@@ -1,5 +1,4 @@
-import { createTestDatabase, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
-import { createProcessGroup, freePort, type ProcessGroup } from "./processes";
+import { createProcessGroup, createTestDatabase, freePort, testKek, testQueuePrefix, type ProcessGroup, type TestDatabase } from "@relay/testing";
 
 /**
  * The metrics endpoints as production configures them (environment only): the gateway process's

@@ -3,21 +3,25 @@ import { Interface } from "ethers";
 import { createDatabase, createPool, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
 import {
+  callKey,
+  countByCall,
+  createProcessGroup,
   createProjectFixture,
   deleteRedisKeys,
   deployRecorder,
+  minedTransactions,
   startAnvil,
   testDatabaseUrl,
   testKek,
   testQueuePrefix,
   type AnvilInstance,
+  type AppProcess,
   type DeployedRecorder,
+  type ProcessGroup,
   type ProjectFixture,
 } from "@relay/testing";
 import { addChain, fund, readTransaction, type TransactionView } from "@relay/testing";
-import { callKey, countByCall, minedTransactions } from "./chain-scan";
 import { SET_ORDER, sendTransaction, waitUntilAllFinal } from "./transactions";
-import { createProcessGroup, type AppProcess, type ProcessGroup } from "./processes";
 
 type Pool = ReturnType<typeof createPool>;
 

@@ -1,5 +1,5 @@
 import type { createPool } from "@relay/db";
-import type { AppProcess } from "./processes";
+import type { AppProcess } from "@relay/testing";
 
 type Pool = ReturnType<typeof createPool>;
 

@@ -13,6 +13,7 @@ import type { Kek } from "@relay/custody";
  */
 
 const ROOT = resolve(__dirname, "../../..");
+// By path, not by import: the apps stay above this package (apps import packages, never the reverse).
 const ENTRIES = {
   gateway: "apps/gateway/src/main.ts",
   "signing-worker": "apps/signing-worker/src/main.ts",
