@@ -4,7 +4,7 @@
  * cluster through RELAY_FAULTS_PG_DIR / RELAY_FAULTS_PG_PORT.
  */
 import workspaceSetup from "../../packages/testing/src/jest/global-setup";
-import { freePort } from "../../apps/tx-worker/test/processes";
+import { freePort } from "@relay/testing";
 import { createPrivatePostgres } from "./private-postgres";
 
 const KEY = Symbol.for("relay.faults.postgres");

@@ -1,5 +1,5 @@
 import { JsonRpcProvider, verifyMessage } from "ethers";
-import { callKey, countByCall, minedTransactions } from "../../apps/tx-worker/test/chain-scan";
+import { callKey, countByCall, minedTransactions } from "@relay/testing";
 import type { Outcome } from "./load";
 import type { Stack } from "./stack";
 

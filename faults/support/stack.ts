@@ -1,8 +1,10 @@
 import { createDatabase, createPool, type Database } from "@relay/db";
 import {
   addChain,
+  createProcessGroup,
   createProjectFixture,
   deployRecorder,
+  freePort,
   fund,
   startAnvil,
   startPrivateRedis,
@@ -10,11 +12,12 @@ import {
   testKek,
   testQueuePrefix,
   type AnvilInstance,
+  type AppProcess,
   type DeployedRecorder,
   type PrivateRedis,
+  type ProcessGroup,
   type ProjectFixture,
 } from "@relay/testing";
-import { createProcessGroup, freePort, type AppProcess, type ProcessGroup } from "../../apps/tx-worker/test/processes";
 import { startReceiver, type FaultReceiver } from "./receiver";
 
 export type Pool = ReturnType<typeof createPool>;

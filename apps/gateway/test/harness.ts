@@ -2,13 +2,9 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { Writable } from "node:stream";
 import { createLogger, type Logger } from "@relay/core";
-import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
-import { createLocalSigner, type Kek } from "@relay/custody";
-import type { Registry } from "@relay/metrics";
-import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type WorkerGroup } from "@relay/queue";
-import { createSigningWorker } from "@relay/signing-worker";
-import { createTxWorker } from "@relay/tx-worker";
-import { createWebhookWorker } from "@relay/webhook-worker";
+import { createDatabase, createPool, type Database } from "@relay/db";
+import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
+import type { Kek } from "@relay/secrets";
 import { deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createApp, type GatewayDeps } from "../src/app";
 import { createHttpServer, gatewayHttpTimeouts, type HttpTimeouts } from "../src/http-server";
@@ -30,44 +26,30 @@ export interface Harness {
   /** The gateway's HTTP server (tests count its open connections). */
   server: Server;
   db: Database;
+  /** The key the test's wallets are sealed with (createProjectFixture). */
   kek: Kek;
-  /** The key webhook secrets are sealed with (tests check it never leaks). */
-  webhookKeyring: Kek;
-  redis: Redis;
-  prefix: string;
+  /** Every log line the gateway wrote. */
   logs: string[];
-  startWorker(): Promise<void>;
-  stopWorker(): Promise<void>;
-  /** The transaction worker, in-process (tests of sendTransaction start it). */
-  startTxWorker(options?: { concurrency?: number }): Promise<void>;
-  stopTxWorker(): Promise<void>;
-  /** The webhook worker, in-process, allowed to deliver to loopback receivers. */
-  startWebhookWorker(options?: { retrySchedule?: string; allowPrivateNetworks?: boolean }): Promise<void>;
-  stopWebhookWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The gateway on a free port and the real signing worker in-process, on the run's database.
+ * The gateway alone on a free port, on the run's database: no worker takes its jobs, so what a
+ * test here sees is the gateway's own answer. Tests that need a worker to answer live in e2e/.
  *
- * `databaseUrl`: a database of the test's own, for tests whose workers claim every project's rows
- * (the webhook dispatcher takes all undispatched events) and would disturb tests running beside them.
- * `workerMetrics`: the registry the in-process workers record job latency and delivery attempts in.
- * `http`: shorter HTTP timeouts than the gateway's, for tests of slow clients.
+ * `databaseUrl`: a database of the test's own. `http`: shorter HTTP timeouts than the gateway's,
+ * for tests of slow clients.
  */
 export async function startHarness(
   label: string,
   settings: Partial<GatewayDeps["settings"]> = {},
-  options: { databaseUrl?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts> } = {},
+  options: { databaseUrl?: string; http?: Partial<HttpTimeouts> } = {},
 ): Promise<Harness> {
   const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
   const db = createDatabase({ pool });
   const kek = testKek();
-  const webhookKeyring = testKek();
   const prefix = testQueuePrefix(label);
-  const workerMetrics = options.workerMetrics;
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
-  const workerRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
   const { logger, lines } = captureLogs();
   const producer = createProducer({ connection: redis, prefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix });
@@ -91,7 +73,7 @@ export async function startHarness(
       trustProxy: "loopback",
       host: "127.0.0.1",
       env: "test",
-      webhookKeyring,
+      webhookKeyring: testKek(),
       webhookRotationGraceMs: 24 * 60 * 60 * 1000,
       maxCallbacksPerProject: 25,
       ...settings,
@@ -102,87 +84,27 @@ export async function startHarness(
   });
   const { port } = server.address() as AddressInfo;
 
-  let worker: WorkerGroup | undefined;
-  let txWorker: WorkerGroup | undefined;
-  let webhookWorker: WorkerGroup | undefined;
-  const webhookRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
-  const txRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
-  const harness: Harness = {
+  return {
     baseUrl: `http://127.0.0.1:${port}`,
     server,
     db,
     kek,
-    webhookKeyring,
-    redis,
-    prefix,
     logs: lines,
-    startWorker: async () => {
-      worker = createSigningWorker({ sql: pool, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16, metricsRegistry: workerMetrics });
-      await worker.ready();
-    },
-    stopWorker: async () => {
-      await worker?.close();
-      worker = undefined;
-    },
-    startTxWorker: async (options = {}) => {
-      txWorker = createTxWorker({
-        db,
-        sql: pool,
-        redis: txRedis,
-        signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }),
-        logger,
-        queuePrefix: prefix,
-        concurrency: options.concurrency ?? 16,
-        rpcTimeoutMs: 10_000,
-        metricsRegistry: workerMetrics,
-      });
-      await txWorker.ready();
-    },
-    stopTxWorker: async () => {
-      await txWorker?.close();
-      txWorker = undefined;
-    },
-    startWebhookWorker: async (options = {}) => {
-      webhookWorker = createWebhookWorker({
-        db,
-        sql: pool,
-        redis: webhookRedis,
-        logger,
-        keyring: webhookKeyring,
-        queuePrefix: prefix,
-        concurrency: 16,
-        allowPrivateNetworks: options.allowPrivateNetworks ?? true,
-        retrySchedule: options.retrySchedule ?? "200ms,400ms,800ms",
-        connectTimeoutMs: 1000,
-        totalTimeoutMs: 2000,
-        metricsRegistry: workerMetrics,
-      });
-      await webhookWorker.ready();
-    },
-    stopWebhookWorker: async () => {
-      await webhookWorker?.close();
-      webhookWorker = undefined;
-    },
     close: async () => {
-      await worker?.close();
-      await txWorker?.close();
-      await webhookWorker?.close();
       await new Promise((r) => server.close(r));
       await signResults.close();
       await producer.close();
       await deleteRedisKeys(redis, prefix);
-      await Promise.allSettled([redis.quit(), workerRedis.quit(), txRedis.quit(), webhookRedis.quit(), db.$disconnect(), pool.end()]);
+      await Promise.allSettled([redis.quit(), db.$disconnect(), pool.end()]);
     },
   };
-  await harness.startWorker();
-  return harness;
 }
 
-export async function post(baseUrl: string, path: string, body: unknown, apiKey?: string, raw = false) {
+export async function post(baseUrl: string, path: string, body: unknown, apiKey?: string) {
   const res = await fetch(baseUrl + path, {
     method: "POST",
     headers: { "content-type": "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-    body: raw ? (body as string) : JSON.stringify(body),
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   let json: unknown;
@@ -193,8 +115,3 @@ export async function post(baseUrl: string, path: string, body: unknown, apiKey?
   }
   return { status: res.status, body: json as Record<string, unknown>, text, headers: res.headers };
 }
-
-/** POSTs sendTransaction for `project` (its id and API key filled in); the answer as `post` gives it. */
-export const sendTransaction = (baseUrl: string, project: { projectId: string; apiKey: string }, body: Record<string, unknown>) =>
-  post(baseUrl, "/transact/sendTransaction", { projectId: project.projectId, ...body }, project.apiKey);
-

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
-import { createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type TestDatabase } from "@relay/testing";
+import { createProcessGroup, createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type ProcessGroup, type TestDatabase } from "@relay/testing";
 import { createRedis, type Redis } from "@relay/queue";
 import { generateWebhookSecret, sealWebhookSecret, signDelivery } from "@relay/webhooks";
-import { createProcessGroup, type ProcessGroup } from "../../tx-worker/test/processes";
 import { closeTestBackends, holdingReceiver, insertStatusChangeEvent, until } from "./support";
 
 type Pool = ReturnType<typeof createPool>;

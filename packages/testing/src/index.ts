@@ -15,3 +15,7 @@ export { startRpcInterceptor } from "./rpc-interceptor";
 export type { RpcAnswer, RpcCall, RpcInterceptor } from "./rpc-interceptor";
 export { startPrivateRedis } from "./private-redis";
 export type { PrivateRedis } from "./private-redis";
+export { createProcessGroup, freePort } from "./app-processes";
+export type { AppProcess, LogLine, ProcessGroup, ProcessGroupSettings, StartOptions } from "./app-processes";
+export { callKey, countByCall, minedTransactions } from "./chain-scan";
+export type { MinedTransaction } from "./chain-scan";

@@ -1,0 +1,249 @@
+import { verifyMessage, Wallet } from "ethers";
+import { generateApiKey, parseApiKey } from "@relay/core";
+import { createApiKeyRepository, createChainRepository } from "@relay/db";
+import { createProjectFixture, createTestDatabase, readRedisValues, type ProjectFixture, type TestDatabase } from "@relay/testing";
+import { startHarness, type Harness } from "../support/harness";
+
+/**
+ * Who reaches what (docs/decisions.md, "Authentication and access"): every authenticated route ×
+ * every kind of credential, ids of one project read through another's path, the body limit, and
+ * secrets (API keys, whsec_ secrets, private keys, the KEKs) absent from logs, from every
+ * response but the one that hands them out, and from Redis.
+ */
+const CHAIN_ID = 31_902;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  text: string;
+  headers: string;
+}
+
+interface Seeded {
+  fixture: ProjectFixture;
+  privateKey: string;
+  signatureId: string;
+  transactionId: string;
+  callbackIds: string[];
+}
+
+describe("security: keys × projects × routes, limits and secrets", () => {
+  let h: Harness;
+  let database: TestDatabase;
+  let a: Seeded;
+  let b: Seeded;
+  let revokedToken: string;
+  /** Every answer the gateway gave in this file, to scan for secrets. */
+  const answers: Answer[] = [];
+  /** whsec_ secrets, each with the one answer allowed to carry it. */
+  const handedOut = new Map<string, Answer>();
+
+  const call = async (method: string, path: string, token: string | undefined, body?: unknown): Promise<Answer> => {
+    const headers: Record<string, string> = {};
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(h.baseUrl + path, { method, headers, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // checked by the callers that need JSON
+    }
+    const answer = { status: res.status, body: parsed, text, headers: JSON.stringify([...res.headers]) };
+    answers.push(answer);
+    if (typeof parsed.secret === "string") handedOut.set(parsed.secret, answer);
+    return answer;
+  };
+
+  const count = async (table: string) => Number((await h.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table}"`))[0]!.n);
+  const rows = async () => ({ signature: await count("signature"), transaction: await count("transaction"), event_callback: await count("event_callback") });
+  const sealedSecret = async (id: string) =>
+    (await h.db.$queryRawUnsafe<{ s: string }[]>(`SELECT encrypted_secret AS s FROM event_callback WHERE id = $1::uuid`, id))[0]!.s;
+
+  const seed = async (): Promise<Seeded> => {
+    const privateKey = Wallet.createRandom().privateKey;
+    const fixture = await createProjectFixture(h.db, h.kek, { privateKeys: [privateKey] });
+    const sign = await call("POST", `/wallet/project/${fixture.projectId}/personalSign`, fixture.apiKey, { signerAddress: fixture.wallets[0]!.address, message: "seed" });
+    const tx = await call("POST", "/transact/sendTransaction", fixture.apiKey, { projectId: fixture.projectId, chainId: CHAIN_ID, contractAddress: fixture.wallets[0]!.address, functionSignature: "ping()" });
+    const callbacks = [];
+    for (const url of ["https://example.com/1", "https://example.com/2", "https://example.com/3"]) {
+      callbacks.push(await call("POST", `/webhook/project/${fixture.projectId}/eventCallback`, fixture.apiKey, { callbackURL: url, eventType: "WalletBalanceLow" }));
+    }
+    for (const r of [sign, tx, ...callbacks]) expect(r.status).toBe(200);
+    return { fixture, privateKey, signatureId: sign.body.signatureId as string, transactionId: tx.body.transactionId as string, callbackIds: callbacks.map((c) => c.body.id as string) };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: true });
+    h = await startHarness("security", { signTimeoutMs: 1500 }, { databaseUrl: database.url });
+    await createChainRepository(h.db).upsert({ chainId: BigInt(CHAIN_ID), name: "security", rpcUrls: ["http://127.0.0.1:9"], confirmations: 1, lowBalanceThresholdWei: 0n, blockTimeMs: 1000, stuckAfterSeconds: 30 });
+    a = await seed();
+    b = await seed();
+    const revoked = generateApiKey();
+    await createApiKeyRepository(h.db).create({ id: revoked.id, projectId: a.fixture.projectId, name: "revoked", secretHash: revoked.secretHash });
+    await createApiKeyRepository(h.db).revoke(revoked.id);
+    revokedToken = revoked.token;
+  });
+  afterAll(async () => {
+    await h?.close();
+    await database?.drop();
+  });
+
+  /** The authenticated routes, each aimed at project A's own records. The last callback of A is the one DELETE removes. */
+  const ROUTES: [string, () => { method: string; path: string; body?: unknown }][] = [
+    ["POST personalSign", () => ({ method: "POST", path: `/wallet/project/${a.fixture.projectId}/personalSign`, body: { signerAddress: a.fixture.wallets[0]!.address, message: "matrix" } })],
+    ["GET signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/signatures/${a.signatureId}` })],
+    ["POST sendTransaction", () => ({ method: "POST", path: "/transact/sendTransaction", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" } })],
+    ["GET transaction", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions/${a.transactionId}` })],
+    ["POST eventCallback", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback`, body: { callbackURL: "https://example.com/matrix", eventType: "TransactionStatusChange" } })],
+    ["GET eventCallbacks", () => ({ method: "GET", path: `/webhook/project/${a.fixture.projectId}/eventCallbacks` })],
+    ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
+    ["DELETE eventCallback", () => ({ method: "DELETE", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[2]}` })],
+  ];
+
+  const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
+  const CREDENTIALS: [string, () => string | undefined, number, () => string | RegExp][] = [
+    ["no key", () => undefined, 401, () => /^Missing Authorization header/],
+    ["a malformed key", () => "not-a-key", 401, () => INVALID],
+    ["an unknown key", () => generateApiKey().token, 401, () => INVALID],
+    ["a known key id with a wrong secret", () => a.fixture.apiKey.slice(0, -4) + (a.fixture.apiKey.endsWith("AAAA") ? "BBBB" : "AAAA"), 401, () => INVALID],
+    ["a revoked key of the project", () => revokedToken, 401, () => INVALID],
+    ["another project's key", () => b.fixture.apiKey, 403, () => `This API key does not belong to project ${a.fixture.projectId}`],
+  ];
+
+  it.each(ROUTES)("%s: 401 for missing, malformed, unknown, wrong and revoked keys, 403 for another project's key, nothing written; 200 for the project's key", async (_name, route) => {
+    const { method, path, body } = route();
+    const before = await rows();
+    for (const [credential, token, status, message] of CREDENTIALS) {
+      const answer = await call(method, path, token(), body);
+      const expected = message();
+      expect({ credential, status: answer.status, message: answer.body.message }).toEqual({
+        credential,
+        status,
+        message: typeof expected === "string" ? expected : expect.stringMatching(expected),
+      });
+    }
+    expect(await rows()).toEqual(before);
+    expect((await call(method, path, a.fixture.apiKey, body)).status).toBe(200);
+  });
+
+  it("reads an id of project B through project A's path as not found, and changes none of B's records", async () => {
+    const key = a.fixture.apiKey;
+    const A = a.fixture.projectId;
+    const sealedBefore = await sealedSecret(b.callbackIds[0]!);
+    const attempts = [
+      await call("GET", `/wallet/project/${A}/signatures/${b.signatureId}`, key),
+      await call("GET", `/transact/project/${A}/transactions/${b.transactionId}`, key),
+      await call("DELETE", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}`, key),
+      await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/rotateSecret`, key),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback) [0-9a-f-]+ in project ${A}$`));
+    expect(await sealedSecret(b.callbackIds[0]!)).toBe(sealedBefore);
+    const listed = await call("GET", `/webhook/project/${b.fixture.projectId}/eventCallbacks`, b.fixture.apiKey);
+    expect((listed.body as unknown as { id: string; disabled: boolean }[]).find((c) => c.id === b.callbackIds[0])?.disabled).toBe(false);
+  });
+
+  it("refuses project A's key on project B's path with B's ids (403), whatever the route", async () => {
+    const key = a.fixture.apiKey;
+    const B = b.fixture.projectId;
+    const before = await rows();
+    const attempts = [
+      await call("POST", `/wallet/project/${B}/personalSign`, key, { signerAddress: b.fixture.wallets[0]!.address, message: "x" }),
+      await call("GET", `/wallet/project/${B}/signatures/${b.signatureId}`, key),
+      await call("POST", "/transact/sendTransaction", key, { projectId: B, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
+      await call("GET", `/transact/project/${B}/transactions/${b.transactionId}`, key),
+      await call("POST", `/webhook/project/${B}/eventCallback`, key, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
+      await call("GET", `/webhook/project/${B}/eventCallbacks`, key),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}/rotateSecret`, key),
+      await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}`, key),
+      // UUIDs are case-insensitive: B's id in upper case is still B's.
+      await call("GET", `/transact/project/${B.toUpperCase()}/transactions/${b.transactionId}`, key),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
+    expect(await rows()).toEqual(before);
+  });
+
+  it("refuses to sign with project B's wallet through project A, and B's signatureId used through A is A's own, revealing nothing of B", async () => {
+    const key = a.fixture.apiKey;
+    const path = `/wallet/project/${a.fixture.projectId}/personalSign`;
+    const before = await rows();
+    const wallet = await call("POST", path, key, { signerAddress: b.fixture.wallets[0]!.address, message: "x" });
+    expect(wallet.status).toBe(400);
+    expect(wallet.body.message).toMatch(/is not a wallet of project/);
+    expect(await rows()).toEqual(before);
+
+    // signatureIds are per project: B's id (and B's message) through A signs A's own request.
+    const storedOfB = () => h.db.signature.findUnique({ where: { projectId_id: { projectId: b.fixture.projectId, id: b.signatureId } } });
+    const ofB = await storedOfB();
+    const reused = await call("POST", path, key, { signerAddress: a.fixture.wallets[0]!.address, message: "seed", signatureId: b.signatureId });
+    expect(reused.status).toBe(200);
+    expect(verifyMessage("seed", reused.body.signature as string)).toBe(a.fixture.wallets[0]!.address);
+    expect(reused.text).not.toContain(b.fixture.wallets[0]!.address);
+    expect(reused.text).not.toContain(ofB!.signature!);
+    expect(await storedOfB()).toEqual(ofB);
+    expect(await rows()).toEqual({ ...before, signature: before.signature + 1 });
+  });
+
+  it("accepts the project's own ids in upper case", async () => {
+    const A = a.fixture.projectId.toUpperCase();
+    expect((await call("GET", `/transact/project/${A}/transactions/${a.transactionId.toUpperCase()}`, a.fixture.apiKey)).status).toBe(200);
+    expect((await call("GET", `/wallet/project/${A}/signatures/${a.signatureId.toUpperCase()}`, a.fixture.apiKey)).status).toBe(200);
+  });
+
+  it.each([
+    ["personalSign", () => `/wallet/project/${a.fixture.projectId}/personalSign`, () => ({ signerAddress: a.fixture.wallets[0]!.address, message: "x".repeat(100_000) })],
+    ["sendTransaction", () => "/transact/sendTransaction", () => ({ projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "setNote(string note)", args: { note: "x".repeat(100_000) } })],
+    ["eventCallback", () => `/webhook/project/${a.fixture.projectId}/eventCallback`, () => ({ callbackURL: `https://example.com/${"x".repeat(100_000)}`, eventType: "WalletBalanceLow" })],
+  ])("refuses a %s body over the limit with 413 JSON, with or without a key, and stores nothing", async (_name, path, body) => {
+    const before = await rows();
+    for (const token of [a.fixture.apiKey, undefined]) {
+      const answer = await call("POST", path(), token, body());
+      expect(answer.status).toBe(413);
+      expect(answer.body.message).toBe("Request body is larger than the 65536 byte limit");
+    }
+    expect(await rows()).toEqual(before);
+  });
+
+  it("records a failed signing in the logs (scanned for secrets below)", async () => {
+    await h.stopWorker();
+    try {
+      const answer = await call("POST", `/wallet/project/${a.fixture.projectId}/personalSign`, a.fixture.apiKey, { signerAddress: a.fixture.wallets[0]!.address, message: "no worker" });
+      expect(answer.status).toBe(500);
+    } finally {
+      await h.startWorker();
+    }
+    expect(h.logs.join("")).toMatch(/personal sign not completed/);
+  });
+
+  it("keeps API keys, webhook secrets, private keys and both KEKs out of logs, out of Redis, and out of every answer but the one that hands a secret out", async () => {
+    const bytes = (k: Harness["kek"]) => [...k.keys.values()].map((key) => Buffer.from(key)).flatMap((key) => [key.toString("hex"), key.toString("base64"), key.toString("base64url")]);
+    const tokens = [a.fixture.apiKey, b.fixture.apiKey, revokedToken];
+    const secrets = [
+      ...tokens,
+      ...tokens.map((t) => parseApiKey(t)!.secret),
+      ...[a.privateKey, b.privateKey].flatMap((k) => [k, k.slice(2), Buffer.from(k.slice(2), "hex").toString("base64")]),
+      ...bytes(h.kek),
+      ...bytes(h.webhookKeyring),
+    ];
+    // Registration and rotation in this file handed out secrets; they are kept only sealed.
+    expect(handedOut.size).toBeGreaterThanOrEqual(8);
+
+    const logs = h.logs.join("");
+    expect(logs).toMatch(/"statusCode":401/); // the logs did record the refused requests
+    const redis = [...(await readRedisValues(h.redis, h.prefix)).entries()];
+    expect(redis.length).toBeGreaterThan(0);
+    const leaks = (text: string, extra: string[] = []) => [...secrets, ...extra].filter((s) => text.includes(s));
+
+    const whsec = [...handedOut.keys()].flatMap((s) => [s, s.replace(/^whsec_/, "")]);
+    expect(leaks(logs, whsec)).toEqual([]);
+    // Key names too: a rate limit keyed by the raw Authorization header would put API keys there.
+    for (const [key, value] of redis) expect({ key, leaks: leaks(`${key}\n${value}`, whsec) }).toEqual({ key, leaks: [] });
+    for (const answer of answers) {
+      const mayCarry = [...handedOut].filter(([, given]) => given === answer).map(([s]) => s);
+      const others = whsec.filter((s) => !mayCarry.some((m) => m === s || m === `whsec_${s}`));
+      expect({ answer: answer.text.slice(0, 200), leaks: leaks(answer.text + answer.headers, others) }).toEqual({ answer: answer.text.slice(0, 200), leaks: [] });
+    }
+  });
+});
