@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@relay/core";
+import type { EventType } from "@relay/lifecycle";
 import type { Database, SqlPool } from "../client";
 import { inTransaction } from "../in-transaction";
 import { createWebhookDeliveryRepository, type AttemptInput } from "./webhook-delivery.repository";
@@ -10,7 +11,6 @@ import {
   type EventCallbackStatRecord,
   type EventCallbackWithSecret,
   type EventCallbackWithStats,
-  type EventType,
   type SecretRotation,
   type StatRow,
 } from "./webhook-records";

@@ -1,10 +1,8 @@
-import { EventType as EventTypes, WebhookDeliveryStatus as DeliveryStatuses } from "../generated/enums";
+import type { EventType } from "@relay/lifecycle";
+import { WebhookDeliveryStatus as DeliveryStatuses } from "../generated/enums";
 import type { JsonValue } from "../transactions/transaction-record";
 
 /** The records of event callbacks and their deliveries (docs/webhooks.md), as the repositories return them. */
-
-export type EventType = EventTypes;
-export const EVENT_TYPES: readonly EventType[] = Object.values(EventTypes);
 
 /** PENDING until DELIVERED (2xx), FAILED (retries exhausted) or ABANDONED (registration disabled). */
 export type WebhookDeliveryStatus = DeliveryStatuses;
