@@ -4,7 +4,7 @@ import type { EventType } from "@relay/lifecycle";
 import type { Database, SqlPool } from "../client";
 import { inTransaction } from "../in-transaction";
 import { createWebhookDeliveryRepository, type AttemptInput } from "./webhook-delivery.repository";
-import { CREATE_CALLBACK, DISABLE_CALLBACK, LOCK_PROJECT, RECENT_STATS } from "./webhook.sql";
+import { CREATE_CALLBACK, DISABLE_CALLBACK, LOCK_PROJECT, RECENT_STATS } from "./event-callback.sql";
 import {
   toStat,
   type EventCallbackRecord,

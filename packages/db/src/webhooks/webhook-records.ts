@@ -69,11 +69,6 @@ export interface WebhookDeliveryRecord {
   createdAt: Date;
 }
 
-/** The select list of a delivery for table alias `d`. */
-export const DELIVERY_COLUMNS = `
-  d.id, d.event_id AS "eventId", d.event_callback_id AS "eventCallbackId", d.status, d.attempts,
-  d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt", d.subject, d.created_at AS "createdAt"`;
-
 /** Picks the record's fields by name: statements may return more columns than these. */
 export const toDelivery = (row: WebhookDeliveryRecord): WebhookDeliveryRecord => ({
   id: row.id,
@@ -86,11 +81,6 @@ export const toDelivery = (row: WebhookDeliveryRecord): WebhookDeliveryRecord =>
   subject: row.subject,
   createdAt: row.createdAt,
 });
-
-/** The select list of a stats entry for table alias `s`; the bigserial id comes back as text. */
-export const STAT_COLUMNS = `
-  s.id::text AS id, s.event_callback_id AS "eventCallbackId", s.delivery_id AS "deliveryId",
-  s.created_at AS "createdAt", s.data, s.response_status AS "responseStatus"`;
 
 export type StatRow = Omit<EventCallbackStatRecord, "id"> & { id: string };
 
