@@ -10,7 +10,6 @@ export { migrate } from "./migrate/migrate";
 export type { MigrateOptions, MigrateResult } from "./migrate/migrate";
 export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-database";
 export { resolveMigrationsDir } from "./migrate/migrations-dir";
-export * from "./transactions/lifecycle";
 export * from "./transactions/transaction.repository";
 export * from "./transactions/transaction-snapshot";
 export type { Move, MoveFields } from "./transactions/transaction-moves";
@@ -20,13 +19,11 @@ export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/atte
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";
 export * from "./transactions/nonce-filler.repository";
 export * from "./transactions/wallet-nonce.repository";
-export { EVENT_TYPES } from "./webhooks/webhook-records";
 export type {
   EventCallbackRecord,
   EventCallbackStatRecord,
   EventCallbackWithSecret,
   EventCallbackWithStats,
-  EventType,
   SecretRotation,
   WebhookDeliveryRecord,
   WebhookDeliveryStatus,

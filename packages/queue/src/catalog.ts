@@ -15,6 +15,12 @@ const reqIdField = z.string().regex(REQUEST_ID_PATTERN).optional();
 export const MAX_SIGN_BATCH = 100;
 
 /**
+ * Every scheduled job's: one attempt, since the next run comes on schedule anyway; the last 100
+ * finished and failed jobs are kept to look at.
+ */
+const SCHEDULED_JOB_OPTIONS = { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } as const satisfies JobsOptions;
+
+/**
  * The one catalog of jobs: each entry names its queue, the zod schema of its payload (ids only,
  * versioned, never a secret), its retry policy and how its job id is built from domain ids so
  * that enqueueing the same work twice yields one job.
@@ -64,7 +70,7 @@ export const jobCatalog = {
     queue: "signature-sweep",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "sweep",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
   /**
    * Takes one transaction through its lifecycle. The same job lives as long as the transaction is
@@ -93,21 +99,21 @@ export const jobCatalog = {
     queue: "wallet-balance-check",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "check-balances",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
   /** Finds unfinished transactions without a live job (Redis lost, crash) and revives them. */
   reconcileTransactions: {
     queue: "transaction-reconcile",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "reconcile",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
   /** Compares active wallets' nonce counters with their chains (apps/tx-worker reconcile-nonces). */
   reconcileNonces: {
     queue: "nonce-reconcile",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "reconcile-nonces",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
   /**
    * Delivers one event to one registration. Like a transaction's job, it lives until the delivery
@@ -132,14 +138,14 @@ export const jobCatalog = {
     queue: "webhook-reconcile",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "reconcile",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
   /** Erases webhook secrets whose rotation grace period has ended (apps/webhook-worker clear-retired-secrets). */
   clearRetiredSecrets: {
     queue: "webhook-retired-secrets",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "clear-retired-secrets",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
   /**
    * Deletes events dispatched longer ago than WEBHOOK_HISTORY_RETENTION_DAYS, with their deliveries
@@ -149,7 +155,7 @@ export const jobCatalog = {
     queue: "webhook-history-prune",
     payload: z.object({ v: z.literal(1) }),
     jobId: () => "prune-webhook-history",
-    options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+    options: SCHEDULED_JOB_OPTIONS,
   },
 } as const satisfies Record<string, JobDefinition>;
 

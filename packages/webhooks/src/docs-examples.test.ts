@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { EVENT_TYPES, transactionStatusChangeDataSchema, walletBalanceLowDataSchema, webhookEventSchema } from "./payloads";
+import { EVENT_TYPES } from "@relay/lifecycle";
+import { transactionStatusChangeDataSchema, walletBalanceLowDataSchema, webhookEventSchema } from "./payloads";
 import { USER_AGENT } from "./safe-http";
 import { signDelivery } from "./signing";
 

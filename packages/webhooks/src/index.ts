@@ -1,8 +1,6 @@
 export { generateWebhookSecret, signDelivery } from "./signing";
 export type { DeliveryToSign, WebhookHeaders } from "./signing";
 export {
-  EVENT_TYPES,
-  WEBHOOK_TRANSACTION_STATUSES,
   transactionStatusChangeDataSchema,
   transactionStatusChangeEventSchema,
   walletBalanceLowDataSchema,
@@ -10,7 +8,6 @@ export {
   webhookEventSchema,
 } from "./payloads";
 export type {
-  EventType,
   TransactionStatusChangeData,
   TransactionStatusChangeEvent,
   WalletBalanceLowData,

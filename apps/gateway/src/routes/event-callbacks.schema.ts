@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { EVENT_TYPES } from "@relay/lifecycle";
 import { uuid } from "../http-schemas";
-
-export const EVENT_TYPES = ["TransactionStatusChange", "WalletBalanceLow"] as const;
 
 export const eventCallbackRequest = z
   .strictObject({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ABI_LIMITS } from "@relay/chain";
+import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 import { evmAddress, omittable, uuid } from "../http-schemas";
 
 export const sendTransactionRequest = z
@@ -49,7 +50,7 @@ export const transactionRecordResponse = z
     functionSignature: z.string(),
     args: z.unknown(),
     calldata: z.string(),
-    status: z.enum(["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED"]),
+    status: z.enum(TRANSACTION_STATUSES),
     from: z.string().nullable(),
     nonce: z.string().nullable(),
     hash: z.string().nullable(),

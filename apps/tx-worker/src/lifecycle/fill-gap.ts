@@ -1,7 +1,7 @@
 import { hexlify, keccak256, Transaction } from "ethers";
 import { bumpFees, type Fees } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
-import type { TransactionStatus } from "@relay/db";
+import type { TransactionStatus } from "@relay/lifecycle";
 import type { ChainHandle } from "../chain-directory";
 import { broadcast } from "./broadcast";
 import type { StepDeps } from "./deps";

@@ -1,4 +1,5 @@
-import type { TransactionRecord, TransactionStatus } from "@relay/db";
+import type { TransactionRecord } from "@relay/db";
+import type { TransactionStatus } from "@relay/lifecycle";
 import type { StepDeps } from "./deps";
 
 /**

@@ -1,4 +1,5 @@
-import type { TransactionRecord, UnfinishedStatus } from "@relay/db";
+import type { TransactionRecord } from "@relay/db";
+import type { UnfinishedStatus } from "@relay/lifecycle";
 import type { RunAgain } from "@relay/queue";
 import type { StepContext, StepDeps } from "./deps";
 import { follow } from "./follow";

@@ -1,5 +1,5 @@
 import { AppError, isAppError, toError } from "@relay/core";
-import { isFinal } from "@relay/db";
+import { isFinal } from "@relay/lifecycle";
 import type { Processor, RunAgain } from "@relay/queue";
 import type { StepDeps } from "../lifecycle/deps";
 import { STEPS } from "../lifecycle/steps";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, createLogger } from "@relay/core";
-import { createChainRepository, createDatabase, createPool, createTransactionRepository, type Database, type TransactionRepository, type TransactionStatus } from "@relay/db";
+import { createChainRepository, createDatabase, createPool, createTransactionRepository, type Database, type TransactionRepository } from "@relay/db";
+import type { TransactionStatus } from "@relay/lifecycle";
 import { createProducer, createRedis, createTypedWorker, jobCatalog, jobIdOf, type Job, type JobPayload, type Producer, type Redis } from "@relay/queue";
 import { createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
 import { createReconcileProcessor } from "./reconcile.processor";

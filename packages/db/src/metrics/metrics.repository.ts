@@ -1,5 +1,5 @@
+import type { TransactionStatus } from "@relay/lifecycle";
 import type { Sql } from "../client";
-import type { TransactionStatus } from "../transactions/lifecycle";
 
 export interface TransactionCount {
   chainId: string;

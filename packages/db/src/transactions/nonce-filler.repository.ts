@@ -1,5 +1,5 @@
+import type { TransactionStatus } from "@relay/lifecycle";
 import type { Sql } from "../client";
-import type { TransactionStatus } from "./lifecycle";
 
 /**
  * Gaps in a wallet's nonces and the 0-value self-transfers that close them. A nonce bound to a

@@ -1,4 +1,4 @@
-import type { TransactionStatus } from "./lifecycle";
+import type { TransactionStatus } from "@relay/lifecycle";
 
 /**
  * The outbox row of a TransactionStatusChange, as DESIGN.md "Events and webhooks" specifies the

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createBatcher, type BatcherOptions } from "@relay/core";
+import { assertCanMove, ERROR_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Sql } from "../client";
-import { assertCanMove, ERROR_STATUSES, type TransactionStatus } from "./lifecycle";
 import { MOVE_MANY } from "./transaction.sql";
 
 /** Columns a move may set with the status. A key left out keeps its value; null clears it. */

@@ -1,4 +1,4 @@
-import type { TransactionStatus } from "./lifecycle";
+import type { TransactionStatus } from "@relay/lifecycle";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@relay/core";
-import type { TransactionStatus } from "./lifecycle";
+import type { TransactionStatus } from "@relay/lifecycle";
 import type { TransactionStatusChangePayload } from "./status-change-event";
 import { createFixture, newTransaction, transactionTestContext, type Fixture } from "./test-fixtures";
 import { createTransactionRepository } from "./transaction.repository";

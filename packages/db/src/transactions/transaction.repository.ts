@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { AppError, createBatcher, toError, type BatcherOptions } from "@relay/core";
+import { UNFINISHED_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Database, Sql } from "../client";
 import { createAttemptStore } from "./attempt-store";
 import { createTransactionMoves } from "./transaction-moves";
 import { createNonceAllocation } from "./nonce-allocation";
-import { UNFINISHED_STATUSES, type TransactionStatus } from "./lifecycle";
 import { CALLS_AHEAD, CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
 import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
 

@@ -3,7 +3,7 @@ import { open, seal } from "@relay/secrets";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, secretAad, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
 import { DELETED_REASON } from "./event-callback.repository";
-import { DISABLE_CALLBACK, LOCK_PROJECT } from "./webhook.sql";
+import { DISABLE_CALLBACK, LOCK_PROJECT } from "./event-callback.sql";
 import type { EventCallbackWithSecret } from "./webhook-records";
 
 let ctx: WebhookTestContext;

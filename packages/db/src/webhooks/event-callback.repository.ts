@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { AppError } from "@relay/core";
+import type { EventType } from "@relay/lifecycle";
 import type { Database, SqlPool } from "../client";
 import { inTransaction } from "../in-transaction";
 import { createWebhookDeliveryRepository, type AttemptInput } from "./webhook-delivery.repository";
-import { CREATE_CALLBACK, DISABLE_CALLBACK, LOCK_PROJECT, RECENT_STATS } from "./webhook.sql";
+import { CREATE_CALLBACK, DISABLE_CALLBACK, LOCK_PROJECT, RECENT_STATS } from "./event-callback.sql";
 import {
   toStat,
   type EventCallbackRecord,
   type EventCallbackStatRecord,
   type EventCallbackWithSecret,
   type EventCallbackWithStats,
-  type EventType,
   type SecretRotation,
   type StatRow,
 } from "./webhook-records";

@@ -1,5 +1,5 @@
 import type { Sql } from "../client";
-import { CLAIM_UNDISPATCHED } from "./webhook.sql";
+import { CLAIM_UNDISPATCHED } from "./event-dispatch.sql";
 import { toDelivery, type WebhookDeliveryRecord } from "./webhook-records";
 
 /**

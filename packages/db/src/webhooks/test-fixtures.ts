@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Client, escapeIdentifier, type Pool } from "pg";
 import { createLogger } from "@relay/core";
+import type { EventType } from "@relay/lifecycle";
 import { seal, type Kek } from "@relay/secrets";
 import { createDatabase, createPool, type Database } from "../client";
 import { ensureDatabase, withDatabase } from "../migrate/ensure-database";
@@ -10,7 +11,7 @@ import { createEventCallbackRepository, type EventCallbackRepository } from "./e
 import { createEventDispatchRepository, type EventDispatchRepository } from "./event-dispatch.repository";
 import { createWalletBalanceRepository, type WalletBalanceRepository } from "./wallet-balance.repository";
 import { createWebhookDeliveryRepository, type WebhookDeliveryRepository } from "./webhook-delivery.repository";
-import type { EventCallbackRecord, EventType } from "./webhook-records";
+import type { EventCallbackRecord } from "./webhook-records";
 
 /**
  * What the webhook integration tests share. Each test file gets a database of its own (named like

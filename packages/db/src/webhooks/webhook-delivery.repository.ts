@@ -1,11 +1,11 @@
 import { createBatcher, type BatcherOptions } from "@relay/core";
+import type { EventType } from "@relay/lifecycle";
 import type { Sql } from "../client";
 import type { JsonValue } from "../transactions/transaction-record";
-import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPTS } from "./webhook.sql";
+import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPTS } from "./webhook-delivery.sql";
 import {
   toDelivery,
   type EventCallbackWithSecret,
-  type EventType,
   type WebhookDeliveryRecord,
   type WebhookDeliveryStatus,
 } from "./webhook-records";

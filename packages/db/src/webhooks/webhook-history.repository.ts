@@ -1,5 +1,5 @@
 import type { Sql } from "../client";
-import { PRUNE_DISABLED_CALLBACKS, PRUNE_HISTORY } from "./webhook.sql";
+import { PRUNE_DISABLED_CALLBACKS, PRUNE_HISTORY } from "./webhook-history.sql";
 
 /** Where a pruning pass has got to: the last event looked at, in (dispatched_at, seq) order. */
 export interface PruneCursor {

@@ -1,10 +1,8 @@
-import { EventType as EventTypes, WebhookDeliveryStatus as DeliveryStatuses } from "../generated/enums";
+import type { EventType } from "@relay/lifecycle";
+import { WebhookDeliveryStatus as DeliveryStatuses } from "../generated/enums";
 import type { JsonValue } from "../transactions/transaction-record";
 
 /** The records of event callbacks and their deliveries (docs/webhooks.md), as the repositories return them. */
-
-export type EventType = EventTypes;
-export const EVENT_TYPES: readonly EventType[] = Object.values(EventTypes);
 
 /** PENDING until DELIVERED (2xx), FAILED (retries exhausted) or ABANDONED (registration disabled). */
 export type WebhookDeliveryStatus = DeliveryStatuses;
@@ -71,11 +69,6 @@ export interface WebhookDeliveryRecord {
   createdAt: Date;
 }
 
-/** The select list of a delivery for table alias `d`. */
-export const DELIVERY_COLUMNS = `
-  d.id, d.event_id AS "eventId", d.event_callback_id AS "eventCallbackId", d.status, d.attempts,
-  d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt", d.subject, d.created_at AS "createdAt"`;
-
 /** Picks the record's fields by name: statements may return more columns than these. */
 export const toDelivery = (row: WebhookDeliveryRecord): WebhookDeliveryRecord => ({
   id: row.id,
@@ -88,11 +81,6 @@ export const toDelivery = (row: WebhookDeliveryRecord): WebhookDeliveryRecord =>
   subject: row.subject,
   createdAt: row.createdAt,
 });
-
-/** The select list of a stats entry for table alias `s`; the bigserial id comes back as text. */
-export const STAT_COLUMNS = `
-  s.id::text AS id, s.event_callback_id AS "eventCallbackId", s.delivery_id AS "deliveryId",
-  s.created_at AS "createdAt", s.data, s.response_status AS "responseStatus"`;
 
 export type StatRow = Omit<EventCallbackStatRecord, "id"> & { id: string };
 

@@ -8,7 +8,7 @@ import {
   TRANSACTION_STATUSES,
   UNFINISHED_STATUSES,
   type TransactionStatus,
-} from "./lifecycle";
+} from "./transaction-lifecycle";
 
 // docs/transactions.md, "Lifecycle", written out again on purpose: the test is the second copy.
 const DOCUMENTED: Record<TransactionStatus, TransactionStatus[]> = {

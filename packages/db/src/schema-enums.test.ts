@@ -1,0 +1,22 @@
+import { EVENT_TYPES, TRANSACTION_STATUSES, type EventType, type TransactionStatus } from "@relay/lifecycle";
+import { EventType as PrismaEventType, TransactionStatus as PrismaTransactionStatus } from "./generated/enums";
+
+/**
+ * prisma/schema.prisma has to name the statuses and event types again, as Postgres enums; these
+ * hold its copies to the lifecycle's lists, so neither can change without the other.
+ */
+
+// Assignable both ways: a name in one and not the other does not compile.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const statusTypesAgree: Same<TransactionStatus, PrismaTransactionStatus> = true;
+const eventTypesAgree: Same<EventType, PrismaEventType> = true;
+
+test("the Postgres enum TransactionStatus names the lifecycle's statuses, in the same order", () => {
+  expect(statusTypesAgree).toBe(true);
+  expect(Object.values(PrismaTransactionStatus)).toEqual([...TRANSACTION_STATUSES]);
+});
+
+test("the Postgres enum EventType names the lifecycle's event types, in the same order", () => {
+  expect(eventTypesAgree).toBe(true);
+  expect(Object.values(PrismaEventType)).toEqual([...EVENT_TYPES]);
+});
