@@ -1,0 +1,67 @@
+import { z } from "zod";
+import {
+  databaseQueryTimeoutMs,
+  databaseUrl,
+  logLevel,
+  nodeEnv,
+  queuePrefix,
+  redisUrl,
+  shutdownGraceMs,
+  toWorkerMetrics,
+  workerMetricsFields,
+  type WorkerMetricsConfig,
+} from "./fields";
+
+/** What every app reads: environment, logs, Postgres, Redis, queue prefix, shutdown. */
+export const common = {
+  NODE_ENV: nodeEnv,
+  LOG_LEVEL: logLevel,
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: redisUrl,
+  QUEUE_PREFIX: queuePrefix,
+  SHUTDOWN_GRACE_MS: shutdownGraceMs,
+};
+
+export interface CommonConfig {
+  env: "development" | "production" | "test";
+  logLevel: string;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  /** How long SIGTERM waits for work in flight before handing it back (docs/operations.md). */
+  shutdownGraceMs: number;
+}
+
+export const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
+  env: v.NODE_ENV,
+  logLevel: v.LOG_LEVEL,
+  databaseUrl: v.DATABASE_URL,
+  redisUrl: v.REDIS_URL,
+  queuePrefix: v.QUEUE_PREFIX,
+  shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+});
+
+/**
+ * What every worker has beside the common settings. A worker's statements are short (one row, one
+ * batch); the time-out is long enough for any of them under load and short enough that a query on
+ * a dead connection does not hold its job, and the jobs queued behind it, for good.
+ */
+export const workerCommon = { ...common, ...workerMetricsFields, DATABASE_QUERY_TIMEOUT_MS: databaseQueryTimeoutMs(30_000) };
+
+export interface WorkerCommonConfig extends CommonConfig {
+  metrics: WorkerMetricsConfig;
+  /** A query waits at most this long for Postgres' answer (a vanished server). */
+  databaseQueryTimeoutMs: number;
+}
+
+export const toWorkerCommon = (v: z.output<z.ZodObject<typeof workerCommon>>): WorkerCommonConfig => ({
+  ...toCommon(v),
+  metrics: toWorkerMetrics(v),
+  databaseQueryTimeoutMs: v.DATABASE_QUERY_TIMEOUT_MS,
+});
+
+/**
+ * How long work stays quiet before a reconciler checks that it still has a live job. Only a check
+ * (a job that exists is left alone), so a short value costs Redis reads, not double work.
+ */
+export const reconcileAfterMs = z.coerce.number().int("must be a whole number").min(1000, "must be at least 1000 ms").default(60_000);

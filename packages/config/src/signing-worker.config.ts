@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { toWorkerCommon, workerCommon, type WorkerCommonConfig } from "./common";
+import { parseEnv, type Env } from "./load";
+import { kekFields, positiveInt, toKeyEncryptionConfig, type KeyEncryptionConfig } from "./fields";
+
+const signingWorkerSchema = z.object({
+  ...workerCommon,
+  ...kekFields,
+  SIGNING_CONCURRENCY: positiveInt(64),
+});
+
+export interface SigningWorkerConfig extends WorkerCommonConfig {
+  kek: KeyEncryptionConfig;
+  concurrency: number;
+}
+
+export function loadSigningWorkerConfig(env: Env = process.env): Readonly<SigningWorkerConfig> {
+  const v = parseEnv(signingWorkerSchema, env);
+  return Object.freeze({ ...toWorkerCommon(v), kek: toKeyEncryptionConfig(v), concurrency: v.SIGNING_CONCURRENCY });
+}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { reconcileAfterMs, toWorkerCommon, workerCommon, type WorkerCommonConfig } from "./common";
+import { parseEnv, type Env } from "./load";
+import { jobLockMs, kekFields, positiveInt, toKeyEncryptionConfig, type KeyEncryptionConfig } from "./fields";
+
+const txWorkerSchema = z.object({
+  ...workerCommon,
+  ...kekFields,
+  TX_CONCURRENCY: positiveInt(32),
+  /** How long one JSON-RPC call may take before it counts as a transient failure. */
+  RPC_TIMEOUT_MS: positiveInt(10_000),
+  /**
+   * How long a transaction job stays locked to a replica that stops renewing the lock (it died):
+   * another replica takes the job over after one to three times this. Default: BullMQ's own.
+   */
+  TX_JOB_LOCK_MS: jobLockMs,
+  TX_RECONCILE_AFTER_MS: reconcileAfterMs,
+});
+
+export interface TxWorkerConfig extends WorkerCommonConfig {
+  kek: KeyEncryptionConfig;
+  concurrency: number;
+  rpcTimeoutMs: number;
+  jobLockMs: number;
+  /** An unfinished transaction untouched for this long is checked for a live job (and revived without one). */
+  reconcileAfterMs: number;
+}
+
+export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerConfig> {
+  const v = parseEnv(txWorkerSchema, env);
+  return Object.freeze({
+    ...toWorkerCommon(v),
+    kek: toKeyEncryptionConfig(v),
+    concurrency: v.TX_CONCURRENCY,
+    rpcTimeoutMs: v.RPC_TIMEOUT_MS,
+    jobLockMs: v.TX_JOB_LOCK_MS,
+    reconcileAfterMs: v.TX_RECONCILE_AFTER_MS,
+  });
+}
