@@ -12,7 +12,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A personal sign that timed out leaves nothing stored, and its signatureId may then be used
- * again, also for another wallet and message (docs/decisions.md, "Personal sign"). Requests and
+ * again, also for another wallet and message (docs/architecture.md, "Personal sign"). Requests and
  * workers still busy with the first record must not hand its signature to the second, nor the
  * second's to a retry of the first (found in an audit on 2026-11-25: both happened).
  */

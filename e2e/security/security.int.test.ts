@@ -5,7 +5,7 @@ import { createProjectFixture, createTestDatabase, readRedisValues, type Project
 import { startHarness, type Harness } from "../support/harness";
 
 /**
- * Who reaches what (docs/decisions.md, "Authentication and access"): every authenticated route ×
+ * Who reaches what (docs/architecture.md, "Authentication and access"): every authenticated route ×
  * every kind of credential, ids of one project read through another's path, the body limit, and
  * secrets (API keys, whsec_ secrets, private keys, the KEKs) absent from logs, from every
  * response but the one that hands them out, and from Redis.

@@ -41,7 +41,7 @@ export interface GatewayDeps {
   db: Database;
   /** The pool `db` runs on, for hand-written SQL that must be durable (transactions). */
   sql: SqlPool;
-  /** Pool for signature records only; may commit asynchronously (docs/decisions.md). */
+  /** Pool for signature records only; may commit asynchronously (docs/architecture.md). */
   signatureSql: Sql;
   redis: Redis;
   producer: Producer;
@@ -87,7 +87,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(requireHost);
   app.use(jsonBody(settings.bodyLimitBytes));
 
-  // Concurrent personal-sign requests share their INSERTs (docs/decisions.md).
+  // Concurrent personal-sign requests share their INSERTs (docs/architecture.md).
   const signatures = createSignatureRepository(deps.signatureSql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   app.use(
     underAreas(

@@ -13,7 +13,7 @@ async function main() {
   const timeouts = { connectTimeoutMs: 3000, queryTimeoutMs: config.databaseQueryTimeoutMs };
   const pool = createPool({ url: config.databaseUrl, poolSize: 20, ...timeouts });
   const db = createDatabase({ pool });
-  // Signature records only: a lost PENDING record fails its request cleanly (docs/decisions.md).
+  // Signature records only: a lost PENDING record fails its request cleanly (docs/architecture.md).
   const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, ...timeouts, asyncCommit: true });
   const redis = createRedis(config.redisUrl, "producer");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));

@@ -24,7 +24,7 @@ const ABANDONED_AFTER_MS = 10 * 60_000;
 
 /** The signing worker: consumers of the personal-sign queue and of its clean-up schedule. */
 export function createSigningWorker(deps: SigningWorkerDeps): WorkerGroup {
-  // Many jobs run at once: their reads and updates share statements (docs/decisions.md).
+  // Many jobs run at once: their reads and updates share statements (docs/architecture.md).
   const signatures = createSignatureRepository(deps.sql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   const settings = {
     connection: deps.redis,

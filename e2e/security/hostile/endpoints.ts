@@ -32,7 +32,7 @@ export interface Case {
 export interface Endpoint {
   name: string;
   runs: number;
-  /** Statuses the contract, DESIGN.md and docs/decisions.md allow this endpoint to answer. */
+  /** Statuses the contract, DESIGN.md and docs/architecture.md allow this endpoint to answer. */
   allowed: number[];
   /** Its entry in /openapi.json, for API routes. */
   documented?: { method: string; path: string };

@@ -47,7 +47,7 @@ export function createPool(settings: DatabaseSettings): Pool {
     // found dead and dropped, instead of being handed out and answering nothing (pg's default is off).
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    // Sequential scans only where no index serves (docs/decisions.md, "Index plans regardless of
+    // Sequential scans only where no index serves (docs/architecture.md, "Index plans regardless of
     // statistics"): a named statement's generic plan, made while a table was small, otherwise
     // keeps scanning it whole as it grows until statistics change, and without autovacuum they never do.
     options: ["-c enable_seqscan=off", ...(settings.asyncCommit ? ["-c synchronous_commit=off"] : [])].join(" "),

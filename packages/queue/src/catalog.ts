@@ -29,7 +29,7 @@ export const jobCatalog = {
   personalSign: {
     queue: "personal-sign",
     // v3: one job signs a batch of stored requests (the gateway groups the requests that arrive
-    // while its previous enqueue is out; docs/decisions.md), each named by its project and
+    // while its previous enqueue is out; docs/architecture.md), each named by its project and
     // signatureId (a signatureId is unique per project only), and answers their results in the
     // order of `signatures`. `batch` is new per job, so a request retried after a time-out gets a
     // fresh job, never the given-up one, and requests of two projects under one signatureId never

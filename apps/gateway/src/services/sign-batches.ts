@@ -54,7 +54,7 @@ interface SignRequest {
  * event and one Redis round trip each way for all the requests that arrived while the previous
  * batch was being enqueued. Under light load a request goes out at once, alone; under load the
  * per-job cost of BullMQ (its scripts, the events every gateway reads, the worker's fetch and
- * finish) is shared by the batch (docs/decisions.md).
+ * finish) is shared by the batch (docs/architecture.md).
  *
  * When a batch fails or times out, its job is removed unless a worker holds it already, before
  * any of its requests hears of it: a request that then removes its record knows no worker will
