@@ -38,14 +38,13 @@ describe("claimSignatureId", () => {
     expect(await signatures.insertPending(retry)).toBe(true); // the earlier try, still PENDING
     // The earlier try gives up and removes its record just as the retry's insert conflicts with it.
     let removed = false;
-    const racing: Pick<SignatureRepository, "insertPending" | "findById" | "extendSignBy"> = {
+    const racing: Pick<SignatureRepository, "insertPending" | "findById"> = {
       insertPending: async (input) => {
         const inserted = await signatures.insertPending(input);
         if (!inserted && !removed) removed = await signatures.deletePending(input, input);
         return inserted;
       },
       findById: (projectId, id) => signatures.findById(projectId, id),
-      extendSignBy: (key, content, withinMs) => signatures.extendSignBy(key, content, withinMs),
     };
 
     expect(await claimSignatureId(racing, retry)).toEqual({ kind: "new" });

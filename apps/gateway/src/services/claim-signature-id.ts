@@ -34,8 +34,8 @@ const insert = async (signatures: Pick<SignatureRepository, "insertPending">, re
  * another": the insert is tried again, which is what the client's retry asked for.
  */
 export async function claimSignatureId(
-  signatures: Pick<SignatureRepository, "insertPending" | "findById" | "extendSignBy">,
-  request: { id: string; projectId: string; walletId: string; message: Uint8Array; signWithinMs?: number },
+  signatures: Pick<SignatureRepository, "insertPending" | "findById">,
+  request: { id: string; projectId: string; walletId: string; message: Uint8Array },
 ): Promise<Claim> {
   for (let tries = 1; ; tries++) {
     if (await insert(signatures, request)) return { kind: "new" };
@@ -44,10 +44,7 @@ export async function claimSignatureId(
       if (existing.walletId !== request.walletId || !sameBytes(existing.message, request.message)) {
         throw new AppError("SIGNATURE_ERROR", `signatureId ${request.id} was already used for another signer or message; omit it or send a new UUID`);
       }
-      if (existing.status === "SIGNED" && existing.signature) return { kind: "signed", signature: existing.signature };
-      // Waited on again: signable for as long as this request waits too.
-      if (request.signWithinMs !== undefined) await signatures.extendSignBy(request, request, request.signWithinMs);
-      return { kind: "pending" };
+      return existing.status === "SIGNED" && existing.signature ? { kind: "signed", signature: existing.signature } : { kind: "pending" };
     }
     if (tries >= MAX_TRIES) {
       throw new AppError("INTERNAL", `signatureId ${request.id} is being stored and removed by other requests at the same time; retry with the same signatureId`, { retryable: true });

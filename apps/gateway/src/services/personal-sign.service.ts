@@ -9,7 +9,7 @@ import { claimSignatureId, InsertUnanswered, type Claim } from "./claim-signatur
 
 export interface PersonalSignDeps {
   wallets: Pick<WalletRepository, "findByAddress">;
-  signatures: Pick<SignatureRepository, "insertPending" | "findById" | "deletePending" | "extendSignBy">;
+  signatures: Pick<SignatureRepository, "insertPending" | "findById" | "deletePending">;
   /** Hands requests to the signing worker in batches and waits for each one's outcome. */
   batches: Pick<SignBatches, "sign">;
   /** The batches' time-out, named in the answer when it runs out. */
@@ -144,9 +144,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
 
       let claim: Claim;
       try {
-        // Signable only while this request waits: a worker that gets to it after the gateway
-        // answered (a time-out, Postgres frozen meanwhile) must not leave a signature behind a 500.
-        claim = await claimSignatureId(deps.signatures, { ...key, ...content, signWithinMs: deps.timeoutMs });
+        claim = await claimSignatureId(deps.signatures, { ...key, ...content });
       } catch (e) {
         throw e instanceof InsertUnanswered ? removeLater(key, content, e.reason) : e;
       }

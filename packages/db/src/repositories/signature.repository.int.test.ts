@@ -90,29 +90,4 @@ describe("signature repository, coalesced", () => {
     expect(await signatures.findById(p.projectId, id)).toMatchObject({ status: "SIGNED", signature: "0xp" });
     expect(await signatures.findById(q.projectId, id)).toBeNull();
   });
-
-  test("a request is not signed after its sign-by time, so a request answered 500 on a time-out is removed, not left signed", async () => {
-    const project = await createProjectFixture(db, testKek());
-    const walletId = project.wallets[0]!.id;
-    const content = { walletId, message: text("late") };
-    const late = { projectId: project.projectId, id: randomUUID() };
-    expect(await signatures.insertPending({ ...late, ...content, signWithinMs: 50 })).toBe(true);
-    await new Promise((r) => setTimeout(r, 150));
-    // The worker got to it after the gateway stopped waiting (Postgres frozen meanwhile, say).
-    expect(await signatures.markSigned(late, "0xlate", content)).toBe(false);
-    expect((await signatures.findById(late.projectId, late.id))?.status).toBe("PENDING");
-    expect(await signatures.deletePending(late, content)).toBe(true);
-
-    // A retry of one still PENDING waits on it again: it is signable for the retry's wait too.
-    const retried = { projectId: project.projectId, id: randomUUID() };
-    expect(await signatures.insertPending({ ...retried, ...content, signWithinMs: 50 })).toBe(true);
-    expect(await signatures.extendSignBy(retried, content, 60_000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(await signatures.markSigned(retried, "0xretried", content)).toBe(true);
-
-    // Stored without a limit (a gateway of an earlier version): signed whenever the worker gets to it.
-    const unlimited = { projectId: project.projectId, id: randomUUID() };
-    expect(await signatures.insertPending({ ...unlimited, ...content })).toBe(true);
-    expect(await signatures.markSigned(unlimited, "0xany", content)).toBe(true);
-  });
 });

@@ -58,12 +58,6 @@ export interface NewSignatureRequest {
   projectId: string;
   walletId: string;
   message: Uint8Array;
-  /**
-   * How long the request may be signed, from its insert: the gateway's wait, which starts after
-   * the insert, so a worker never signs a request whose gateway has already answered it (a 500 on
-   * a time-out must leave nothing signed behind). Without it, no limit.
-   */
-  signWithinMs?: number;
 }
 
 const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
@@ -93,18 +87,11 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     const result = await sql.query<SignatureKey>(
       {
         name: "signature.insertManyPending",
-        text: `INSERT INTO signature (id, project_id, wallet_id, message, sign_by)
-               SELECT i.id, i.project_id, i.wallet_id, i.message, now() + i.within_ms * interval '1 millisecond'
-                 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[], $5::int[]) AS i(id, project_id, wallet_id, message, within_ms)
+        text: `INSERT INTO signature (id, project_id, wallet_id, message)
+               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[])
                ON CONFLICT DO NOTHING RETURNING project_id AS "projectId", id`,
       },
-      [
-        requests.map((r) => r.id),
-        requests.map((r) => r.projectId),
-        requests.map((r) => r.walletId),
-        requests.map((r) => bytes(r.message)),
-        requests.map((r) => r.signWithinMs ?? null),
-      ],
+      [requests.map((r) => r.id), requests.map((r) => r.projectId), requests.map((r) => r.walletId), requests.map((r) => bytes(r.message))],
     );
     return firstOccurrences(requests, result.rows);
   };
@@ -123,9 +110,8 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
   };
 
   /**
-   * PENDING → SIGNED for each, only while the record still holds the content that was signed and
-   * before its sign-by time; per item, whether it moved (false when gone, already signed, replaced,
-   * given up, or repeated).
+   * PENDING → SIGNED for each, only while the record still holds the content that was signed;
+   * per item, whether it moved (false when gone, already signed, replaced, or repeated).
    */
   const markManySigned = async (items: readonly (SignatureKey & { signature: string } & SignatureContent)[]): Promise<boolean[]> => {
     const result = await sql.query<SignatureKey>(
@@ -134,7 +120,6 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
         text: `UPDATE signature s SET status = 'SIGNED', signature = i.signature, signed_at = now()
                  FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bytea[]) AS i(project_id, id, signature, wallet_id, message)
                 WHERE s.project_id = i.project_id AND s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message
-                  AND (s.sign_by IS NULL OR now() <= s.sign_by)
                RETURNING s.project_id AS "projectId", s.id`,
       },
       [items.map((i) => i.projectId), items.map((i) => i.id), items.map((i) => i.signature), items.map((i) => i.walletId), items.map((i) => bytes(i.message))],
@@ -176,19 +161,6 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
      */
     markSigned: (key: SignatureKey, signature: string, signed: SignatureContent): Promise<boolean> =>
       markOne({ projectId: key.projectId, id: key.id, signature, walletId: signed.walletId, message: signed.message }),
-    /**
-     * A request waited on again (a client's retry of one still PENDING) may be signed until
-     * `withinMs` from now, if that is later than its sign-by time; false when it is not PENDING
-     * with this content any more.
-     */
-    extendSignBy: async (key: SignatureKey, content: SignatureContent, withinMs: number): Promise<boolean> => {
-      const result = await sql.query(
-        `UPDATE signature SET sign_by = GREATEST(sign_by, now() + $5 * interval '1 millisecond')
-          WHERE project_id = $1 AND id = $2 AND status = 'PENDING' AND wallet_id = $3 AND message = $4 AND sign_by IS NOT NULL`,
-        [key.projectId, key.id, content.walletId, bytes(content.message), withinMs],
-      );
-      return result.rowCount === 1;
-    },
     /**
      * Removes a request that could not be signed, so nothing half-written remains: the PENDING
      * record under `key` with this content only, never a newer request's that took the key since.
