@@ -32,7 +32,7 @@ describe("signing worker", () => {
    * Stores a pending request per message (each of a new project, under `ids[i]` when given) and
    * enqueues them as one batch job, as the gateway does.
    */
-  const requestBatch = async (messages: string[], options: { deleteBeforeEnqueue?: number[]; ids?: string[] } = {}) => {
+  const requestBatch = async (messages: string[], options: { deleteBeforeEnqueue?: number[]; ids?: string[]; signWithinMs?: number } = {}) => {
     const stored = [];
     for (const [i, message] of messages.entries()) {
       const project = await createProjectFixture(db, kek);
@@ -43,7 +43,7 @@ describe("signing worker", () => {
       if (options.deleteBeforeEnqueue?.includes(i)) await signatures.deletePending({ projectId: project.projectId, id }, content);
       stored.push({ id, projectId: project.projectId, wallet, message });
     }
-    const signaturesOfJob = stored.map((r) => ({ projectId: r.projectId, signatureId: r.id }));
+    const signaturesOfJob = stored.map((r) => ({ projectId: r.projectId, signatureId: r.id, ...(options.signWithinMs === undefined ? {} : { signWithinMs: options.signWithinMs }) }));
     const payload = { v: 3 as const, batch: randomBytes(8).toString("hex"), signatures: signaturesOfJob };
     const finished = results.expect(jobIdOf("personalSign", payload), 10_000) as Promise<PersonalSignBatchResult>;
     finished.catch(() => undefined);
@@ -119,6 +119,15 @@ describe("signing worker", () => {
       expect(verifyMessage(r.message, result.signature)).toBe(r.wallet.address);
       expect(await signatures.findById(r.projectId, r.id)).toMatchObject({ status: "SIGNED", signature: result.signature });
     }
+  });
+
+  it("does not sign a request past its window (its gateway has answered by then): it stays PENDING for the gateway's clean-up", async () => {
+    const { requests, finished } = await requestBatch(["too late"], { signWithinMs: 1 });
+    await new Promise((r) => setTimeout(r, 50)); // the worker starts after the window
+    await startWorker(createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }));
+    const { results: outcome } = await finished;
+    expect(outcome).toEqual([{ outcome: "gone" }]);
+    expect(await signatures.findById(requests[0]!.projectId, requests[0]!.id)).toMatchObject({ status: "PENDING", signature: null });
   });
 
   it("signs two projects' requests under one signatureId in one batch, each with its own wallet", async () => {

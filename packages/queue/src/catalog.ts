@@ -47,7 +47,12 @@ export const jobCatalog = {
       z.object({
         v: z.literal(3),
         batch: z.string().regex(/^[0-9a-f]{16,32}$/),
-        signatures: z.array(z.object({ projectId: z.uuid(), signatureId: z.uuid(), reqId: reqIdField })).min(1).max(MAX_SIGN_BATCH),
+        // signWithinMs: how long after its insert the request may still be signed; its gateway
+        // has answered by then (a 500 on a time-out must not leave a signature behind).
+        signatures: z
+          .array(z.object({ projectId: z.uuid(), signatureId: z.uuid(), reqId: reqIdField, signWithinMs: z.number().int().positive().optional() }))
+          .min(1)
+          .max(MAX_SIGN_BATCH),
       }),
     ]),
     jobId: (p: { v: 1; signatureId: string; attempt: string } | { v: 2 | 3; batch: string }) =>

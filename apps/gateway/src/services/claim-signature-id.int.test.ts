@@ -24,7 +24,7 @@ describe("claimSignatureId", () => {
   it("stores a new request; finds the same request again, pending or signed; refuses the id for another message or signer", async () => {
     const first = request();
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "new" });
-    expect(await claimSignatureId(signatures, first)).toEqual({ kind: "pending" });
+    expect(await claimSignatureId(signatures, first)).toEqual({ kind: "pending", waitedMs: expect.any(Number) });
     expect(await signatures.markSigned(first, "0xsigned", first)).toBe(true);
     expect(await claimSignatureId(signatures, first)).toEqual({ kind: "signed", signature: "0xsigned" });
 
@@ -60,7 +60,7 @@ describe("claimSignatureId", () => {
 
     const mine = request(theirs.id, "mine");
     expect(await claimSignatureId(signatures, mine)).toEqual({ kind: "new" });
-    expect(await claimSignatureId(signatures, mine)).toEqual({ kind: "pending" });
+    expect(await claimSignatureId(signatures, mine)).toEqual({ kind: "pending", waitedMs: expect.any(Number) });
     await expect(claimSignatureId(signatures, request(theirs.id, "theirs"))).rejects.toMatchObject({ code: "SIGNATURE_ERROR" });
     expect(await claimSignatureId(signatures, theirs)).toEqual({ kind: "signed", signature: "0xtheirs" });
   });

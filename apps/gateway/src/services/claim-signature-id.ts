@@ -6,7 +6,8 @@ const MAX_TRIES = 3;
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 
-export type Claim = { kind: "new" } | { kind: "signed"; signature: string } | { kind: "pending" };
+/** `waitedMs`: how long the earlier request still PENDING has waited, in the database's time. */
+export type Claim = { kind: "new" } | { kind: "signed"; signature: string } | { kind: "pending"; waitedMs: number };
 
 /** The insert got no answer (Postgres unreachable): its record may exist, so the caller removes it later. */
 export class InsertUnanswered extends Error {
@@ -44,7 +45,8 @@ export async function claimSignatureId(
       if (existing.walletId !== request.walletId || !sameBytes(existing.message, request.message)) {
         throw new AppError("SIGNATURE_ERROR", `signatureId ${request.id} was already used for another signer or message; omit it or send a new UUID`);
       }
-      return existing.status === "SIGNED" && existing.signature ? { kind: "signed", signature: existing.signature } : { kind: "pending" };
+      if (existing.status === "SIGNED" && existing.signature) return { kind: "signed", signature: existing.signature };
+      return { kind: "pending", waitedMs: Math.max(0, existing.readAt.getTime() - existing.createdAt.getTime()) };
     }
     if (tries >= MAX_TRIES) {
       throw new AppError("INTERNAL", `signatureId ${request.id} is being stored and removed by other requests at the same time; retry with the same signatureId`, { retryable: true });

@@ -97,11 +97,12 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     request: PersonalSignRequest,
     content: SignatureContent,
     context: RequestContext,
+    signWithinMs: number,
   ): Promise<PersonalSignResponse> => {
     const signatureId = key.id;
     let failure: unknown;
     try {
-      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId);
+      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId, signWithinMs);
       if (result.outcome === "signed") {
         const signature = await ownSignature(key, content, result);
         if (signature) return respond(signatureId, request, signature);
@@ -149,7 +150,11 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
         throw e instanceof InsertUnanswered ? removeLater(key, content, e.reason) : e;
       }
       if (claim.kind === "signed") return respond(key.id, request, claim.signature);
-      return waitForSignature(key, request, content, context);
+      // Signable only while this request waits, counted from the record's insert (the wait starts
+      // after it): a worker that gets to it after this gateway answered (a time-out, Postgres
+      // frozen meanwhile so the record could not be removed) must not leave a signature behind a 500.
+      const signWithinMs = deps.timeoutMs + (claim.kind === "pending" ? claim.waitedMs : 0);
+      return waitForSignature(key, request, content, context, signWithinMs);
     },
   };
 }

@@ -46,6 +46,8 @@ interface SignRequest {
   projectId: string;
   signatureId: string;
   reqId?: string | undefined;
+  /** How long after its record's insert the worker may still sign it; no limit without one. */
+  signWithinMs?: number | undefined;
   deadline: number;
 }
 
@@ -66,7 +68,12 @@ export function createSignBatches(deps: SignBatchesDeps) {
       const payload = {
         v: 3 as const,
         batch: randomBytes(8).toString("hex"),
-        signatures: requests.map(({ projectId, signatureId, reqId }) => ({ projectId, signatureId, ...(reqId === undefined ? {} : { reqId }) })),
+        signatures: requests.map(({ projectId, signatureId, reqId, signWithinMs }) => ({
+          projectId,
+          signatureId,
+          ...(reqId === undefined ? {} : { reqId }),
+          ...(signWithinMs === undefined ? {} : { signWithinMs }),
+        })),
       };
       // The batch ends at its earliest request's deadline: a request's time-out counts from the
       // request, also when it waited behind a batch whose enqueue hung.
@@ -97,12 +104,12 @@ export function createSignBatches(deps: SignBatchesDeps) {
      * Rejects when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT), within
      * the time-out counted from this call.
      */
-    sign: async (projectId: string, signatureId: string, reqId?: string): Promise<SignOutcome> => {
+    sign: async (projectId: string, signatureId: string, reqId?: string, signWithinMs?: number): Promise<SignOutcome> => {
       const deadline = Date.now() + deps.timeoutMs;
       // Behind a batch whose enqueue hangs, a request used to wait that time-out and then its own
       // again. Given up on here, its record is removed by the caller, and a worker that later
       // starts on its batch finds it gone.
-      const ticket = await withinTimeout(enqueueBatch({ projectId, signatureId, reqId, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
+      const ticket = await withinTimeout(enqueueBatch({ projectId, signatureId, reqId, signWithinMs, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
       const { results } = await ticket.done;
       const outcome = results[ticket.index];
       if (!outcome) throw new AppError("INTERNAL", `signing worker's answer for batch has no result for ${signatureId}`);

@@ -37,7 +37,7 @@ export interface LegacyBatchResult {
  * is gone was given up by the gateway (time-out) and is not signed; a record already signed
  * returns its signature, so a retried or duplicated job is harmless.
  */
-async function signOne(deps: PersonalSignDeps, key: SignatureKey, logger: Logger): Promise<PersonalSignResult> {
+async function signOne(deps: PersonalSignDeps, key: Signable, logger: Logger): Promise<PersonalSignResult> {
   const record = await deps.signatures.findForSigning(key);
   if (!record) {
     logger.info({ projectId: key.projectId, signatureId: key.id }, "signature request no longer exists; skipped");
@@ -47,8 +47,8 @@ async function signOne(deps: PersonalSignDeps, key: SignatureKey, logger: Logger
 
   const signature = await deps.signer.signMessage(record.walletId, record.message);
   // Only onto the record that was read: one stored under the same key since (the gateway gave
-  // the first up meanwhile) keeps waiting for its own signature.
-  if (await deps.signatures.markSigned(key, signature, record)) return signed(signature, record);
+  // the first up meanwhile) keeps waiting for its own signature. Not after its gateway answered.
+  if (await deps.signatures.markSigned(key, signature, record, key.signWithinMs)) return signed(signature, record);
 
   // Lost a race: another replica signed it (same deterministic signature), or the gateway gave up.
   const now = await deps.signatures.findById(key.projectId, key.id);
@@ -62,9 +62,16 @@ const signed = (signature: string, content: SignatureContent): PersonalSignResul
   messageSha256: messageDigest(content.message),
 });
 
+/** A record a job names, and how long after its insert it may be signed (no limit: jobs of earlier gateways). */
+type Signable = SignatureKey & { signWithinMs?: number | undefined };
+
 /** What a request of a job names: a record to sign, or an outcome known without one. */
-type Target = SignatureKey | PersonalSignResult;
-const isKey = (t: Target): t is SignatureKey => !("outcome" in t);
+type Target = Signable | PersonalSignResult;
+const isKey = (t: Target): t is Signable => !("outcome" in t);
+
+/** The longer of two requests' windows for one record (a client's retry waits longer than its first try). */
+const longer = (a: Signable, b: Signable): Signable =>
+  a.signWithinMs === undefined || b.signWithinMs === undefined ? { ...a, signWithinMs: undefined } : a.signWithinMs >= b.signWithinMs ? a : b;
 const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
 
 /**
@@ -74,7 +81,7 @@ const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
  * was meant, and that request fails.
  */
 async function targetsOf(deps: PersonalSignDeps, payload: JobPayload<"personalSign">, logger: Logger): Promise<Target[]> {
-  if (payload.v === 3) return payload.signatures.map(({ projectId, signatureId }) => ({ projectId, id: signatureId }));
+  if (payload.v === 3) return payload.signatures.map(({ projectId, signatureId, signWithinMs }) => ({ projectId, id: signatureId, signWithinMs }));
   const ids = payload.v === 1 ? [payload.signatureId] : payload.signatures.map((s) => s.signatureId);
   const projects = await deps.signatures.findProjectIds(ids);
   return ids.map((id): Target => {
@@ -99,8 +106,14 @@ async function targetsOf(deps: PersonalSignDeps, payload: JobPayload<"personalSi
 export function createPersonalSignProcessor(deps: PersonalSignDeps): Processor<"personalSign"> {
   return async (payload, { logger }): Promise<PersonalSignResult | LegacyBatchResult | PersonalSignBatchResult> => {
     const targets = await targetsOf(deps, payload, logger);
-    // A batch may name one record twice (a client's retry while the first try waits): signed once.
-    const keys = [...new Map(targets.filter(isKey).map((k) => [keyText(k), k])).values()];
+    // A batch may name one record twice (a client's retry while the first try waits): signed once,
+    // within the longer of their windows.
+    const byText = new Map<string, Signable>();
+    for (const k of targets.filter(isKey)) {
+      const seen = byText.get(keyText(k));
+      byText.set(keyText(k), seen ? longer(seen, k) : k);
+    }
+    const keys = [...byText.values()];
     const settled = await Promise.allSettled(keys.map((key) => signOne(deps, key, logger)));
     const transient = settled.find((s) => s.status === "rejected" && !(isAppError(s.reason) && !s.reason.retryable));
     if (transient?.status === "rejected") throw toError(transient.reason);

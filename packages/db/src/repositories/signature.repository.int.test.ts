@@ -90,4 +90,35 @@ describe("signature repository, coalesced", () => {
     expect(await signatures.findById(p.projectId, id)).toMatchObject({ status: "SIGNED", signature: "0xp" });
     expect(await signatures.findById(q.projectId, id)).toBeNull();
   });
+
+  test("a request is not signed past its window from the insert, so one answered 500 on a time-out is removed, not left signed", async () => {
+    const project = await createProjectFixture(db, testKek());
+    const walletId = project.wallets[0]!.id;
+    const content = { walletId, message: text("late") };
+    const late = { projectId: project.projectId, id: randomUUID() };
+    expect(await signatures.insertPending({ ...late, ...content })).toBe(true);
+    await new Promise((r) => setTimeout(r, 150));
+    // The worker got to it after its gateway stopped waiting (Postgres frozen meanwhile, say).
+    expect(await signatures.markSigned(late, "0xlate", content, 50)).toBe(false);
+    expect((await signatures.findById(late.projectId, late.id))?.status).toBe("PENDING");
+    expect(await signatures.deletePending(late, content)).toBe(true);
+
+    // Within its window, or without one (a job of an earlier gateway), it is signed.
+    const inTime = { projectId: project.projectId, id: randomUUID() };
+    expect(await signatures.insertPending({ ...inTime, ...content })).toBe(true);
+    expect(await signatures.markSigned(inTime, "0xin", content, 60_000)).toBe(true);
+    const unlimited = { projectId: project.projectId, id: randomUUID() };
+    expect(await signatures.insertPending({ ...unlimited, ...content })).toBe(true);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(await signatures.markSigned(unlimited, "0xany", content)).toBe(true);
+  });
+
+  test("a read says how long a request has waited, in the database's time", async () => {
+    const project = await createProjectFixture(db, testKek());
+    const key = { projectId: project.projectId, id: randomUUID() };
+    expect(await signatures.insertPending({ ...key, walletId: project.wallets[0]!.id, message: text("w") })).toBe(true);
+    await new Promise((r) => setTimeout(r, 120));
+    const record = (await signatures.findById(key.projectId, key.id))!;
+    expect(record.readAt.getTime() - record.createdAt.getTime()).toBeGreaterThanOrEqual(100);
+  });
 });

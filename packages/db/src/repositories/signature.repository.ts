@@ -30,6 +30,8 @@ export interface SignatureKey {
 
 export interface SignatureWithSigner extends SignatureRecord {
   signerAddress: string;
+  /** The database's time when the record was read: with `createdAt`, how long it has waited. */
+  readAt: Date;
 }
 
 export interface SigningInput {
@@ -41,7 +43,7 @@ export interface SigningInput {
 
 const SELECT_WITH_SIGNER = `
   SELECT s.id, s.project_id AS "projectId", s.wallet_id AS "walletId", s.message, s.status, s.signature,
-         s.created_at AS "createdAt", s.signed_at AS "signedAt", w.address AS "signerAddress"
+         s.created_at AS "createdAt", s.signed_at AS "signedAt", w.address AS "signerAddress", now() AS "readAt"
     FROM signature s JOIN wallet w ON w.id = s.wallet_id
    WHERE s.project_id = $1 AND s.id = $2`;
 
@@ -110,19 +112,28 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
   };
 
   /**
-   * PENDING → SIGNED for each, only while the record still holds the content that was signed;
-   * per item, whether it moved (false when gone, already signed, replaced, or repeated).
+   * PENDING → SIGNED for each, only while the record still holds the content that was signed and,
+   * for an item with `signWithinMs`, within that long of the record's insert; per item, whether it
+   * moved (false when gone, already signed, replaced, too late, or repeated).
    */
-  const markManySigned = async (items: readonly (SignatureKey & { signature: string } & SignatureContent)[]): Promise<boolean[]> => {
+  const markManySigned = async (items: readonly (SignatureKey & { signature: string; signWithinMs: number | undefined } & SignatureContent)[]): Promise<boolean[]> => {
     const result = await sql.query<SignatureKey>(
       {
         name: "signature.markManySigned",
         text: `UPDATE signature s SET status = 'SIGNED', signature = i.signature, signed_at = now()
-                 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bytea[]) AS i(project_id, id, signature, wallet_id, message)
+                 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bytea[], $6::int[]) AS i(project_id, id, signature, wallet_id, message, within_ms)
                 WHERE s.project_id = i.project_id AND s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message
+                  AND (i.within_ms IS NULL OR now() <= s.created_at + i.within_ms * interval '1 millisecond')
                RETURNING s.project_id AS "projectId", s.id`,
       },
-      [items.map((i) => i.projectId), items.map((i) => i.id), items.map((i) => i.signature), items.map((i) => i.walletId), items.map((i) => bytes(i.message))],
+      [
+        items.map((i) => i.projectId),
+        items.map((i) => i.id),
+        items.map((i) => i.signature),
+        items.map((i) => i.walletId),
+        items.map((i) => bytes(i.message)),
+        items.map((i) => i.signWithinMs ?? null),
+      ],
     );
     return firstOccurrences(items, result.rows);
   };
@@ -157,10 +168,11 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     },
     /**
      * PENDING → SIGNED with the signature of `signed` (signature-content.ts); false when the record
-     * is gone, already signed, or now holds another request's content under the same key.
+     * is gone, already signed, or now holds another request's content under the same key, or, with
+     * `signWithinMs`, when more than that has passed since its insert (its gateway has answered).
      */
-    markSigned: (key: SignatureKey, signature: string, signed: SignatureContent): Promise<boolean> =>
-      markOne({ projectId: key.projectId, id: key.id, signature, walletId: signed.walletId, message: signed.message }),
+    markSigned: (key: SignatureKey, signature: string, signed: SignatureContent, signWithinMs?: number): Promise<boolean> =>
+      markOne({ projectId: key.projectId, id: key.id, signature, walletId: signed.walletId, message: signed.message, signWithinMs }),
     /**
      * Removes a request that could not be signed, so nothing half-written remains: the PENDING
      * record under `key` with this content only, never a newer request's that took the key since.
