@@ -150,10 +150,11 @@ describe("webhook delivery under faults", () => {
         if (/v1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/.test(value)) throw new Error(`Redis key ${key} holds a sealed key`);
       }
 
-      // reqId: the id of the HTTP request that enqueued the job, for linked log lines (docs/metrics.md).
+      // reqId: the id of the HTTP request that enqueued the job, for linked log lines (docs/metrics.md);
+      // signWithinMs: how long after its insert the request may be signed (a number, no secret).
       for (const data of personalSignJobs) {
         expect(Object.keys(data).sort()).toEqual(["batch", "signatures", "v"]);
-        for (const item of data.signatures as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual(["projectId", "reqId", "signatureId"]);
+        for (const item of data.signatures as Record<string, unknown>[]) expect(Object.keys(item).sort()).toEqual(["projectId", "reqId", "signWithinMs", "signatureId"]);
       }
       const txJobs = jobsOf(everything, "transaction");
       expect(txJobs.length).toBeGreaterThan(0);
