@@ -30,9 +30,9 @@ export type InOrderGas =
  * there (no further request to the node), or when the node cannot simulate in order: the caller
  * keeps what it has. Otherwise the calls at the nonces from that block's count up to `nonce` run
  * in order on top of it (eth_simulateV1), each with the limit it was signed with, this one last
- * with `gasLimit`. A limit
- * that fails there is raised to what the call needs after them, with the usual headroom, and
- * checked the same way. A call that fails after them even with all the gas a transaction may carry
+ * with `gasLimit`. The limit is then at least what the call needs after them with the usual
+ * headroom over that need (not over the estimate); one that fails there is raised so and checked
+ * again. A call that fails after them even with all the gas a transaction may carry
  * would fail in the order it was sent: `reverted`.
  *
  * `nonce` null: the call holds no nonce yet and would run after every one bound (asked for a call
@@ -76,7 +76,13 @@ export async function sizeGasInOrder(
   if (gasLimit !== null) {
     const asEstimated = await lastOf(gasLimit);
     if (asEstimated === null) return estimateAtPending(view, call, gasLimit, blockGasLimit, ahead);
-    if (asEstimated.ok) return { kind: "sized", gasLimit, ahead };
+    if (asEstimated.ok) {
+      // Enough after them, but the headroom must be over what it needs after them: an estimate
+      // made before a slot was set again can pass with a few hundred gas to spare, and another
+      // sender's transaction between them (the chain orders senders as it likes) then tips it over.
+      const needed = withHeadroom(limitForPeak(asEstimated.peakGas), blockGasLimit);
+      return { kind: "sized", gasLimit: needed > gasLimit ? needed : gasLimit, ahead };
+    }
   }
   const ceiling = gasCeiling(blockGasLimit, gasLimit ?? 0n);
   const withAll = await lastOf(ceiling);
