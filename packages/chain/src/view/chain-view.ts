@@ -33,10 +33,14 @@ export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvi
     if (!block) throw new Error("the node has no latest block");
     return block.gasLimit;
   }, now);
-  const nonceAt = sharedValues(freshMs, async (key: string) => {
+  const countAt = async (key: string) => {
     const [address, block] = key.split("@") as [string, string];
     return BigInt(await provider.getTransactionCount(address, block === "latest" ? block : Number(block)));
-  }, now);
+  };
+  // A wallet's count at a numbered block does not change (a reorganisation aside): every job that
+  // sizes a gas limit against that block shares one read, instead of one every freshMs.
+  const nonceAtBlock = sharedValues(Math.max(10_000, 10 * chain.blockTimeMs), countAt, now);
+  const nonceAtLatest = sharedValues(freshMs, countAt, now);
   /** Whether the node answers eth_simulateV1; asked by the first simulation, then remembered. */
   let simulatesInOrder = true;
   /** The last balance read per wallet, with the head it was read at and when. */
@@ -62,7 +66,7 @@ export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvi
     /** The wallet's pending nonce on chain: a floor for the nonces handed out from Postgres. */
     pendingNonce,
     /** How many transactions of the wallet are mined at `block`: the nonce its next one there uses. */
-    nonceAt: (address: string, block: BlockTag): Promise<bigint> => nonceAt(`${address}@${block}`),
+    nonceAt: (address: string, block: BlockTag): Promise<bigint> => (block === "latest" ? nonceAtLatest : nonceAtBlock)(`${address}@${block}`),
     /**
      * `calls` run one after another on top of `block`; null when the node has no eth_simulateV1
      * (it is then not asked again by this view).
