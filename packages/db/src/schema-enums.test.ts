@@ -1,5 +1,5 @@
-import { EVENT_TYPES, TRANSACTION_STATUSES, type EventType, type TransactionStatus } from "@relay/lifecycle";
-import { EventType as PrismaEventType, TransactionStatus as PrismaTransactionStatus } from "./generated/enums";
+import { EVENT_TYPES, TRANSACTION_KINDS, TRANSACTION_STATUSES, type EventType, type TransactionKind, type TransactionStatus } from "@relay/lifecycle";
+import { EventType as PrismaEventType, TransactionKind as PrismaTransactionKind, TransactionStatus as PrismaTransactionStatus } from "./generated/enums";
 
 /**
  * prisma/schema.prisma has to name the statuses and event types again, as Postgres enums; these
@@ -10,6 +10,7 @@ import { EventType as PrismaEventType, TransactionStatus as PrismaTransactionSta
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const statusTypesAgree: Same<TransactionStatus, PrismaTransactionStatus> = true;
 const eventTypesAgree: Same<EventType, PrismaEventType> = true;
+const kindsAgree: Same<TransactionKind, PrismaTransactionKind> = true;
 
 test("the Postgres enum TransactionStatus names the lifecycle's statuses, in the same order", () => {
   expect(statusTypesAgree).toBe(true);
@@ -19,4 +20,9 @@ test("the Postgres enum TransactionStatus names the lifecycle's statuses, in the
 test("the Postgres enum EventType names the lifecycle's event types, in the same order", () => {
   expect(eventTypesAgree).toBe(true);
   expect(Object.values(PrismaEventType)).toEqual([...EVENT_TYPES]);
+});
+
+test("the Postgres enum TransactionKind names the lifecycle's transaction kinds, in the same order", () => {
+  expect(kindsAgree).toBe(true);
+  expect(Object.values(PrismaTransactionKind)).toEqual([...TRANSACTION_KINDS]);
 });

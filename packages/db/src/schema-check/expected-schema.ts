@@ -18,8 +18,17 @@ export async function readDatamodel(schemaPath: string): Promise<Datamodel> {
   return dmmf.datamodel;
 }
 
+/**
+ * The names of the partial indexes schema.prisma declares (`map: "…"` with `where: raw(…)`): the
+ * DMMF does not carry an index's predicate, so the check knows them from the schema's text, and
+ * expects their columns marked " (partial)" as the database read shows them.
+ */
+export function partialIndexNames(schemaText: string): Set<string> {
+  return new Set([...schemaText.matchAll(/@@(?:unique|index)\([^\n]*map:\s*"([^"]+)"[^\n]*where:\s*raw\(/g)].map((m) => m[1]!));
+}
+
 /** The tables, columns, keys, indexes, foreign keys and enums a Prisma migration creates. */
-export function expectedSchema(datamodel: Datamodel): SchemaShape {
+export function expectedSchema(datamodel: Datamodel, partial: ReadonlySet<string> = new Set()): SchemaShape {
   const tableOf = new Map(datamodel.models.map((m) => [m.name, m.dbName ?? m.name]));
   const columnOf = (model: Model, fieldName: string): string => {
     const field = model.fields.find((f) => f.name === fieldName);
@@ -51,7 +60,8 @@ export function expectedSchema(datamodel: Datamodel): SchemaShape {
       } else if (index.type === "unique" || index.type === "normal") {
         const unique = index.type === "unique";
         const name = index.dbName ?? (unique ? uniqueIndexName(table, plain) : indexName(table, plain));
-        shape.indexes.push({ name, columns, unique, method: (index.algorithm ?? "BTree").toLowerCase() });
+        const marked = partial.has(name) ? columns.map((c) => `${c} (partial)`) : columns;
+        shape.indexes.push({ name, columns: marked, unique, method: (index.algorithm ?? "BTree").toLowerCase() });
       } else {
         throw new Error(`schema check: ${index.type} indexes (${model.name}) are not checked yet`);
       }
