@@ -3,6 +3,7 @@ import type { Signer } from "@relay/custody";
 import {
   createChainRepository,
   createNonceFillerRepository,
+  createTopUpRepository,
   createWalletBalanceRepository,
   createTransactionRepository,
   createWalletNonceRepository,
@@ -59,6 +60,12 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     transactions,
     fillers: createNonceFillerRepository(deps.sql),
     balances: createWalletBalanceRepository(deps.sql),
+    topUps: {
+      ...createTopUpRepository(deps.sql),
+      enqueue: async (topUp: { projectId: string; id: string }) => {
+        await producer.enqueue("processTransaction", { v: 1, projectId: topUp.projectId, transactionId: topUp.id });
+      },
+    },
     wallets: cachedWallets(createWalletRepository(deps.db), WALLETS_TTL_MS),
     chains: createChainDirectory({ chains: createChainRepository(deps.db), providers, logger: deps.logger }),
     signer: deps.signer,

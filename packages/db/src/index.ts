@@ -36,3 +36,5 @@ export * from "./webhooks/webhook-secret.repository";
 export * from "./webhooks/wallet-balance.repository";
 export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
 export * from "./metrics/metrics.repository";
+export * from "./funding/project-funding.repository";
+export * from "./funding/top-up.repository";

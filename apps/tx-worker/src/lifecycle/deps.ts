@@ -1,6 +1,6 @@
 import type { Logger } from "@relay/core";
 import type { Signer } from "@relay/custody";
-import type { NonceFillerRepository, TransactionRecord, TransactionRepository, WalletBalanceRepository, WalletRepository } from "@relay/db";
+import type { NewTopUp, NonceFillerRepository, TopUpRepository, TransactionRecord, TransactionRepository, WalletBalanceRepository, WalletRepository } from "@relay/db";
 import type { ChainDirectory } from "../chain-directory";
 
 /** What the lifecycle steps work with; built once per worker in worker.ts. */
@@ -8,6 +8,8 @@ export interface StepDeps {
   transactions: TransactionRepository;
   fillers: NonceFillerRepository;
   balances: Pick<WalletBalanceRepository, "recordBalance">;
+  /** Managed gas: the top-ups a balance check calls for, and their jobs (top-up.ts). */
+  topUps: Pick<TopUpRepository, "topUpIfDue"> & { enqueue: (topUp: NewTopUp) => Promise<void> };
   wallets: Pick<WalletRepository, "listByProject" | "findByAddress" | "listAddresses">;
   chains: ChainDirectory;
   signer: Pick<Signer, "signTransaction">;

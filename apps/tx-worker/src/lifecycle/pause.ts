@@ -10,6 +10,7 @@ import type { StepDeps } from "./deps";
  * back once a wallet can). A wallet that cannot pay is the low balance a WalletBalanceLow event is
  * for: checked now, not at the next scheduled check up to a minute later. Read at the head through
  * the chain view, so the transactions that pause on one wallet in one block share one balance read.
+ * With managed gas, the wallet is topped up from its funding wallet then (check-balance.ts).
  */
 export async function pauseUntilFunded(
   deps: StepDeps,
@@ -20,6 +21,6 @@ export async function pauseUntilFunded(
   logger: Logger,
 ): Promise<RunAgain> {
   await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "PAUSED", reason, set });
-  await checkBalance(deps, handle, set.fromAddress, logger, await handle.view.head());
+  await checkBalance(deps, handle, set.fromAddress, logger, await handle.view.head(), true);
   return runAgainIn(handle.record.blockTimeMs);
 }

@@ -19,9 +19,10 @@ export function walletOrder<W extends { address: string }>(wallets: W[], transac
 
 /**
  * The wallets a transaction may be sent from, in the order it tries them: a transaction that holds
- * a nonce keeps its wallet (the nonce is that wallet's); one that does not may use any of the
- * project's, in walletOrder.
+ * a nonce keeps its wallet (the nonce is that wallet's), and a top-up (FUNDING) is sent from its
+ * funding wallet, named when it was decided; another may use any of the project's, in walletOrder.
  */
-export function walletCandidates<W extends { address: string }>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress">): W[] {
-  return tx.nonce !== null && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
+export function walletCandidates<W extends { address: string }>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress" | "kind">): W[] {
+  const fixed = tx.nonce !== null || tx.kind === "FUNDING";
+  return fixed && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
 }

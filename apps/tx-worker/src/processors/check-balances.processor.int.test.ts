@@ -1,6 +1,16 @@
 import { parseEther } from "ethers";
 import { createLogger } from "@relay/core";
-import { createChainRepository, createDatabase, createPool, createWalletBalanceRepository, createWalletRepository, type Database } from "@relay/db";
+import {
+  createChainRepository,
+  createDatabase,
+  createPool,
+  createProjectFundingRepository,
+  createTopUpRepository,
+  createWalletBalanceRepository,
+  createWalletRepository,
+  type Database,
+  type NewTopUp,
+} from "@relay/db";
 import { createProviders } from "@relay/chain";
 import type { Job } from "@relay/queue";
 import { addChain, createProjectFixture, createTestDatabase, fund, startAnvil, testKek, type AnvilInstance, type TestDatabase } from "@relay/testing";
@@ -41,7 +51,7 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
       chains: createChainRepository(db),
       directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
       wallets: createWalletRepository(db),
-      step: { balances: createWalletBalanceRepository(pool) },
+      step: { balances: createWalletBalanceRepository(pool), topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined } },
     });
     const events = async () =>
       (await pool.query<{ payload: { data: { walletAddress: string } } }>(`SELECT payload FROM event WHERE event_type = 'WalletBalanceLow'`)).rows;
@@ -56,5 +66,60 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
     await fund(anvil.rpcUrl, [low], "2");
     await check({ v: 1 }, { job: {} as Job, logger });
     expect(await events()).toHaveLength(2);
+  });
+
+  it("tops up a low wallet of a project with managed gas once, from its funding wallet, and the funding wallet's own low balance is its project's event", async () => {
+    const operator = await createProjectFixture(db, testKek(), { wallets: 1 });
+    const project = await createProjectFixture(db, testKek(), { wallets: 2 });
+    const funding = operator.wallets[0]!.address;
+    const [low, rich] = project.wallets.map((w) => w.address) as [string, string];
+    await fund(anvil.rpcUrl, [low], "3");
+    await fund(anvil.rpcUrl, [rich], "100");
+    await fund(anvil.rpcUrl, [funding], "10"); // below the threshold too
+    await createProjectFundingRepository(db).set({ projectId: project.projectId, chainId: BigInt(anvil.chainId), fundingAddress: funding, targetBalanceWei: parseEther("80") });
+    const enqueued: NewTopUp[] = [];
+    const check = createCheckBalancesProcessor({
+      chains: createChainRepository(db),
+      directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
+      wallets: createWalletRepository(db),
+      step: { balances: createWalletBalanceRepository(pool), topUps: { ...createTopUpRepository(pool), enqueue: async (t) => void enqueued.push(t) } },
+    });
+    const topUps = async () =>
+      (
+        await pool.query<{ projectId: string; fundedProjectId: string; from: string; to: string; value: string; calldata: Buffer; status: string }>(
+          `SELECT project_id AS "projectId", funded_project_id AS "fundedProjectId", from_address AS "from", contract_address AS "to",
+                  value_wei::text AS value, calldata, status FROM transaction WHERE kind = 'FUNDING' AND funded_project_id = $1`,
+          [project.projectId],
+        )
+      ).rows;
+
+    await check({ v: 1 }, { job: {} as Job, logger });
+    // One top-up of the low wallet to the target, a plain transfer of the operator's project; none of the rich one.
+    expect(await topUps()).toEqual([
+      { projectId: operator.projectId, fundedProjectId: project.projectId, from: funding, to: low, value: parseEther("77").toString(), calldata: Buffer.alloc(0), status: "PENDING" },
+    ]);
+    expect(enqueued.map((t) => [t.projectId, t.amountWei])).toEqual([[operator.projectId, parseEther("77")]]);
+    // The funding wallet's own low balance: WalletBalanceLow of its project (it is topped up by nobody).
+    const lowOfOperator = await pool.query(`SELECT 1 FROM event WHERE event_type = 'WalletBalanceLow' AND project_id = $1 AND payload->'data'->>'walletAddress' = $2`, [
+      operator.projectId,
+      funding,
+    ]);
+    expect(lowOfOperator.rowCount).toBe(1);
+
+    // Checked again while that top-up is unfinished: no second one.
+    await check({ v: 1 }, { job: {} as Job, logger });
+    expect(await topUps()).toHaveLength(1);
+    expect(enqueued).toHaveLength(1);
+
+    // Once it is mined (say at a block after the balance the next check reads), a balance read
+    // before that block does not call for another top-up of the same shortfall.
+    const head = 1_000; // any block: what counts is which side of the top-up's block a reading is
+    await pool.query(`UPDATE transaction SET status = 'CONFIRMED', block_number = $2 WHERE kind = 'FUNDING' AND funded_project_id = $1`, [project.projectId, head + 5]);
+    const topUpRepo = createTopUpRepository(pool);
+    expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), low, { balanceWei: parseEther("3"), blockNumber: head })).toBeNull();
+    // Read at or after it, a balance still short is a new shortfall.
+    expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), low, { balanceWei: parseEther("3"), blockNumber: head + 5 })).toMatchObject({ amountWei: parseEther("77") });
+    // A wallet of a project without managed gas (the operator's funding wallet) is never topped up.
+    expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), funding, { balanceWei: 0n, blockNumber: head + 5 })).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { TransactionStatus } from "@relay/lifecycle";
+import type { TransactionKind, TransactionStatus } from "@relay/lifecycle";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -24,6 +24,8 @@ export interface TransactionRecord {
   error: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** FUNDING: a top-up of the wallet `contractAddress` from the funding wallet `fromAddress` (docs/funding.md). */
+  kind: TransactionKind;
 }
 
 /**
@@ -35,7 +37,7 @@ export const TRANSACTION_COLUMNS = `
   t.project_id AS "projectId", t.id, t.chain_id::text AS "chainId", t.contract_address AS "contractAddress",
   t.function_signature AS "functionSignature", t.args, t.calldata, t.value_wei::text AS "valueWei", t.status,
   t.from_address AS "fromAddress", t.nonce::text AS nonce, t.gas_limit::text AS "gasLimit", t.hash,
-  t.block_number::text AS "blockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
+  t.block_number::text AS "blockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind`;
 
 export interface TransactionRow {
   projectId: string;
@@ -55,6 +57,7 @@ export interface TransactionRow {
   error: string | null;
   createdAt: Date;
   updatedAt: Date;
+  kind: TransactionKind;
 }
 
 const optionalBigInt = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -78,6 +81,7 @@ export const toTransaction = (row: TransactionRow): TransactionRecord => ({
   error: row.error,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
+  kind: row.kind,
 });
 
 /** A Uint8Array as the Buffer pg sends as bytea, without copying. */
