@@ -5,6 +5,7 @@ import {
   createApiKeyRepository,
   createChainRepository,
   createDatabase,
+  createProjectFundingRepository,
   createProjectRepository,
   createWalletRepository,
   createWebhookSecretRepository,
@@ -50,6 +51,7 @@ export function createCliHarness(db: Database, options: HarnessOptions = {}) {
       apiKeys: createApiKeyRepository(db),
       chains: createChainRepository(db),
       wallets: createWalletRepository(db),
+        fundings: createProjectFundingRepository(db),
       getKek:
         options.getKek ??
         (() => {

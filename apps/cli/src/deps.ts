@@ -1,6 +1,6 @@
 import type { Logger } from "@relay/core";
 import type { Kek } from "@relay/custody";
-import type { ApiKeyRepository, ChainRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
+import type { ApiKeyRepository, ChainRepository, ProjectFundingRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
 import type { Output } from "./output";
 
 /** What the commands need from the outside world; `main.ts` builds the real ones, tests their own. */
@@ -9,6 +9,8 @@ export interface CliDeps {
   apiKeys: ApiKeyRepository;
   chains: ChainRepository;
   wallets: WalletRepository;
+  /** Managed gas settings (`funding`). */
+  fundings: ProjectFundingRepository;
   /**
    * Loads the key-encryption key. Only `wallets create|import|reseal` call it, so every other command
    * runs without the KEK in the environment; throws a one-line AppError when it is missing.

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { toError } from "@relay/core";
 import { registerChainCommands } from "./commands/chains.command";
+import { registerFundingCommands } from "./commands/funding.command";
 import { registerKeyCommands } from "./commands/keys.command";
 import { registerProjectCommands } from "./commands/projects.command";
 import { registerWalletCommands } from "./commands/wallets.command";
@@ -26,6 +27,7 @@ export function createProgram(deps: CliDeps): Command {
   registerChainCommands(program, deps);
   registerWalletCommands(program, deps);
   registerWebhookCommands(program, deps);
+  registerFundingCommands(program, deps);
   return program;
 }
 
