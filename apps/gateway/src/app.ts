@@ -7,6 +7,7 @@ import {
   createMetricsRepository,
   createSignatureRepository,
   createTransactionRepository,
+  createTopUpRepository,
   createTransactionSnapshots,
   createWalletRepository,
   type Database,
@@ -34,6 +35,7 @@ import { createSignBatches } from "./services/sign-batches";
 import { createSendTransactionService } from "./services/send-transaction.service";
 import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
+import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
 
@@ -91,7 +93,7 @@ export function createApp(deps: GatewayDeps): Express {
   const signatures = createSignatureRepository(deps.signatureSql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   app.use(
     underAreas(
-      ["/wallet", "/transact", "/webhook"],
+      ["/wallet", "/transact", "/webhook", "/funding"],
       authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
       rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
     ),
@@ -135,6 +137,8 @@ export function createApp(deps: GatewayDeps): Express {
       production: settings.env === "production",
     }),
   );
+
+  app.use(fundingRoutes({ topUps: createTopUpRepository(deps.sql) }));
 
   // Operator and documentation routes after the API's: every API request would otherwise pass
   // through their routers first.

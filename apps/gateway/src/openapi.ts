@@ -22,6 +22,7 @@ import {
   eventCallbackResponse,
   eventCallbackRotated,
 } from "./routes/event-callbacks.schema";
+import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -92,6 +93,21 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/funding/project/{projectId}/transactions",
+    summary: "List the top-ups of the project's wallets (managed gas; Syndicate's funding.getTransactionsByProjects)",
+    description:
+      "Transfers from the funding wallet an operator set for the project on a chain (`npm run relay -- funding set`), newest first. Statuses: PENDING (not yet sent, or waiting for the funding wallet to be funded), SUBMITTED, CONFIRMED, FAILED.",
+    security: secured,
+    request: { params: fundingParams, query: fundingQuery },
+    responses: {
+      200: json(fundingTransactionsResponse, "A page of top-ups and their total"),
+      400: json(errorBody, "projectId is not a UUID, or page or limit is not a whole number in range (the message names it)"),
+      ...common,
+    },
   });
 
   const callbackBase = "/webhook/project/{projectId}";
