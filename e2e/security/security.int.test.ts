@@ -100,6 +100,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET eventCallbacks", () => ({ method: "GET", path: `/webhook/project/${a.fixture.projectId}/eventCallbacks` })],
     ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
     ["DELETE eventCallback", () => ({ method: "DELETE", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[2]}` })],
+    ["GET funding transactions", () => ({ method: "GET", path: `/funding/project/${a.fixture.projectId}/transactions` })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -160,6 +161,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}`, key),
       // UUIDs are case-insensitive: B's id in upper case is still B's.
       await call("GET", `/transact/project/${B.toUpperCase()}/transactions/${b.transactionId}`, key),
+      await call("GET", `/funding/project/${B}/transactions`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);

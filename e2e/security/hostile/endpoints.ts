@@ -147,7 +147,7 @@ const query = fc.oneof(
 
 const pick = (ids: string[]) => fc.constantFrom(...ids);
 
-/** Every route of the gateway, and the number of cases each gets (10 300 in all). */
+/** Every route of the gateway, and the number of cases each gets (10 800 in all). */
 export function endpoints(world: World): Endpoint[] {
   const { own, other } = world;
   const project = idSegment(fc.constantFrom(own.projectId, own.projectId, other.projectId));
@@ -196,6 +196,23 @@ export function endpoints(world: World): Endpoint[] {
         .tuple(fc.constantFrom("", "/wallet", "/transact", "/webhook", "/wallet/project", "/webhook/project", "/health", "/x"), fc.array(idSegment(fc.constantFrom(own.projectId, "personalSign", "eventCallback", "signatures")), { maxLength: 4 }), fc.constantFrom("", "/", "//", "?a=%", "#x"))
         .map(([head, segments, tail]) => `${head}/${segments.join("/")}${tail}`)
         .filter((p) => !/^\/(health|ready|openapi\.json)\/?(\?|#|$)/i.test(p) && !/^\/wallet\/project\/[^/]+\/personalSign\/?$/i.test(p) && !/^\/webhook\/project\/[^/]+\/(eventCallbacks?|eventCallback\/[^/]+(\/rotateSecret)?)\/?$/i.test(p)),
+    },
+    {
+      name: "GET funding transactions",
+      runs: 500,
+      method: "GET",
+      documented: "/funding/project/{projectId}/transactions",
+      allowed: [200, 400],
+      authenticated: true,
+      path: fc
+        .tuple(
+          project,
+          fc.oneof(
+            fc.constantFrom("", "?page=0&limit=10", "?page=3&limit=100", "?page=-1", "?limit=0", "?limit=101", "?page=1.5", "?page=1&page=2", "?limit=%", "?page[x]=1", "?__proto__[x]=1", `?page=${"9".repeat(400)}`),
+            fc.tuple(fc.constantFrom("page", "limit", "x"), hostileString).map(([k, v]) => `?${k}=${[...Buffer.from(v, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")}`),
+          ),
+        )
+        .map(([p, query]) => `/funding/project/${p}/transactions${query}`),
     },
   ];
   return shapes.map((s) => endpoint(world, s)).flatMap((e) =>
