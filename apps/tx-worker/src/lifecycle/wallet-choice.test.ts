@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { walletOrder } from "./wallet-choice";
+import { walletCandidates, walletOrder } from "./wallet-choice";
 
 const wallets = ["0x03", "0x01", "0x02"].map((address, i) => ({ id: `w${i}`, address }));
 const addresses = (list: { address: string }[]) => list.map((w) => w.address);
@@ -30,5 +30,23 @@ describe("walletOrder", () => {
 
   it("says what to do when the project has no wallet", () => {
     expect(() => walletOrder([], randomUUID())).toThrow(/no wallet to send from/);
+  });
+});
+
+describe("walletCandidates", () => {
+  const tx = (over: Partial<{ nonce: bigint | null; fromAddress: string | null; kind: "CALL" | "FUNDING" }>) => ({ id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const, ...over });
+
+  it("gives a call without a nonce every wallet of the project, in its order", () => {
+    const call = tx({});
+    expect(addresses(walletCandidates(wallets, call))).toEqual(addresses(walletOrder(wallets, call.id)));
+  });
+
+  it("keeps a bound call on its wallet", () => {
+    expect(addresses(walletCandidates(wallets, tx({ nonce: 4n, fromAddress: "0x02" })))).toEqual(["0x02"]);
+  });
+
+  it("sends a top-up from its funding wallet only, before any nonce is bound, and from nothing else when that wallet is gone", () => {
+    expect(addresses(walletCandidates(wallets, tx({ kind: "FUNDING", fromAddress: "0x03" })))).toEqual(["0x03"]);
+    expect(walletCandidates(wallets, tx({ kind: "FUNDING", fromAddress: "0x09" }))).toEqual([]);
   });
 });
