@@ -70,6 +70,7 @@ describe("create", () => {
         error: null,
         createdAt: result.createdAt,
         updatedAt: result.createdAt,
+        kind: "CALL",
     });
 
     const [change, ...moreChanges] = await changes(input.projectId, input.id);
