@@ -36,6 +36,7 @@ import { sendTransactionInternalError, transactionRoutes } from "./routes/transa
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
+import { syndicateWalletRoutes } from "./syndicate/wallets.routes";
 
 export interface GatewayDeps {
   db: Database;
@@ -46,6 +47,8 @@ export interface GatewayDeps {
   redis: Redis;
   producer: Producer;
   signResults: ResultWaiter;
+  /** Waits for the signing worker's wallet creations (POST /wallet/create); that route answers 500 without it. */
+  walletResults?: Pick<ResultWaiter, "expect">;
   logger: Logger;
   /** The process's metrics registry (main adds Node's process metrics to it); a new one if absent. */
   metrics?: Registry;
@@ -108,6 +111,8 @@ export function createApp(deps: GatewayDeps): Express {
       }),
     }),
   );
+
+  app.use(syndicateWalletRoutes(deps));
 
   // Concurrent sendTransaction requests share their INSERT statement and its commit.
   const transactions = createTransactionRepository({ sql: deps.sql, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
