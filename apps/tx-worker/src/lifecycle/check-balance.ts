@@ -10,7 +10,8 @@ const readAtHead = async (provider: ChainHandle["provider"], head: number, addre
 });
 
 /**
- * After a send is final, records the wallet's balance against the chain's low-balance threshold.
+ * After a send is final, and once a minute for every wallet, records the wallet's balance against
+ * the chain's low-balance threshold (none: never low).
  * The repository writes a WalletBalanceLow event only when the balance crosses below it (not
  * again while it stays low; again after it recovered). A failed check must not fail the
  * transaction, whose outcome is already recorded.
@@ -23,7 +24,9 @@ export async function checkBalance(
   /** The block of the send that became final: the balance is read at or past it. */
   afterBlock?: number,
 ): Promise<void> {
-  if (chain.lowBalanceThresholdWei <= 0n) return;
+  // After a send, only for WalletBalanceLow; the scheduled check (no `afterBlock`) records every
+  // wallet's balance on every chain, for the balances Syndicate's wallet list answers.
+  if (chain.lowBalanceThresholdWei <= 0n && afterBlock !== undefined) return;
   try {
     // After sends, one read per wallet per block is shared by the sends that became final together;
     // the scheduled check (once a minute) reads fresh.
