@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { walletOrder } from "./wallet-choice";
+import { walletCandidates, walletOrder } from "./wallet-choice";
 
 const wallets = ["0x03", "0x01", "0x02"].map((address, i) => ({ id: `w${i}`, address }));
 const addresses = (list: { address: string }[]) => list.map((w) => w.address);
@@ -30,5 +30,30 @@ describe("walletOrder", () => {
 
   it("says what to do when the project has no wallet", () => {
     expect(() => walletOrder([], randomUUID())).toThrow(/no wallet to send from/);
+  });
+});
+
+describe("walletCandidates", () => {
+  const pool = [
+    { address: "0x01", isActive: true, retiredAt: null },
+    { address: "0x02", isActive: false, retiredAt: null },
+    { address: "0x03", isActive: false, retiredAt: new Date() },
+    { address: "0x04", isActive: true, retiredAt: null },
+  ];
+
+  it("offers a transaction without a nonce only the active wallets, never an inactive or retired one", () => {
+    for (let i = 0; i < 50; i++) {
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: null }).map((w) => w.address).sort()).toEqual(["0x01", "0x04"]);
+    }
+  });
+
+  it("keeps a transaction that holds a nonce on its wallet, also once that wallet is inactive or retired, so it finishes", () => {
+    for (const address of ["0x02", "0x03"]) {
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: 7n, fromAddress: address }).map((w) => w.address)).toEqual([address]);
+    }
+  });
+
+  it("offers none when every wallet is inactive or retired (the transaction waits)", () => {
+    expect(walletCandidates(pool.slice(1, 3), { id: randomUUID(), nonce: null, fromAddress: null })).toEqual([]);
   });
 });
