@@ -8,6 +8,7 @@ import {
   createProjectFixture,
   createTestDatabase,
   fund,
+  readTransaction,
   setOrderCall,
   startRecorderChain,
   waitForStatus,
@@ -198,6 +199,27 @@ describe("Syndicate SDK: wallets", () => {
     const sign = await post(h.baseUrl, `/wallet/project/${project.projectId}/personalSign`, { signerAddress: a, message: "x" }, project.apiKey);
     expect(sign.status).toBe(400);
     expect(sign.body.message).toMatch(/^signerAddress .* is a deactivated or retired wallet/);
+  });
+
+  it("a transaction taken before the project's last active wallet was deactivated waits PENDING, and is sent once a wallet is activated", async () => {
+    await sdk.wallet.toggleIsActive({ projectId: project.projectId, walletAddress: a });
+    await h.stopTxWorker();
+    const id = await send(40);
+    await sdk.wallet.toggleIsActive({ projectId: project.projectId, walletAddress: a });
+    await h.startTxWorker();
+    let waiting = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+    for (let i = 0; i < 100 && !waiting.history.some((c) => c.reason?.includes("no active wallet")); i++) {
+      await sleep(100);
+      waiting = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+    }
+    expect(waiting).toMatchObject({ status: "PENDING", nonce: null, from: null });
+    expect(waiting.history.map((c) => c.reason)).toContain("waiting: the project has no active wallet; it is sent once one is activated (POST /wallet/toggleIsActive)");
+
+    await sdk.wallet.toggleIsActive({ projectId: project.projectId, walletAddress: a });
+    expect(await finished(id)).toMatchObject({ status: "CONFIRMED", from: a, nonce: "11" });
+    // The wait was noted once, however often the worker looked.
+    const tx = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+    expect(tx.history.filter((c) => c.reason?.includes("no active wallet"))).toHaveLength(1);
   });
 
   it("answers 404 for another project's wallet and 403 for another project's key", async () => {
