@@ -55,7 +55,7 @@ describe("chains and wallets added with the CLI while the system runs", () => {
     expect(added).toMatchObject({ code: 0, stderr: "" });
     const noWallet = await send();
     expect(noWallet.status).toBe(400);
-    expect(noWallet.body.message).toMatch(/has no wallet to send from/);
+    expect(noWallet.body.message).toMatch(/has no active wallet to send from/);
 
     const created = await relay(["wallets", "create", "--project", project.projectId, "--json"], env);
     expect(created).toMatchObject({ code: 0, stderr: "" });

@@ -99,7 +99,7 @@ describe("operator endpoints", () => {
     expect(transaction.counts.waiting).toBe(2);
     expect(transaction.jobs.map((j) => j.data.transactionId).sort()).toEqual([...transactionIds].sort());
 
-    const allowed = ["v", "signatureId", "attempt", "reqId", "projectId", "transactionId", "deliveryId"];
+    const allowed = ["v", "signatureId", "attempt", "reqId", "projectId", "transactionId", "deliveryId", "walletId", "walletType"];
     const seen = (await Promise.all(Object.values(jobCatalog).map((d) => board(d.queue)))).flatMap((list) => list.flatMap((q) => q.jobs));
     expect(seen.length).toBeGreaterThanOrEqual(2);
     for (const job of seen) expect(Object.keys(job.data).every((k) => allowed.includes(k))).toBe(true);

@@ -31,7 +31,7 @@ describe("hostile input to every endpoint", () => {
   let database: TestDatabase;
   let world: World;
   let client: ReturnType<typeof keepAliveClient>;
-  const accepted = { signature: new Set<string>(), transaction: new Set<string>(), event_callback: new Set<string>() };
+  const accepted = { signature: new Set<string>(), transaction: new Set<string>(), event_callback: new Set<string>(), wallet: new Set<string>() };
 
   const count = async (table: "signature" | "transaction" | "event_callback" | "project" | "wallet" | "api_key", where = "") =>
     Number((await h.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table}" ${where}`))[0]!.n);
@@ -90,6 +90,7 @@ describe("hostile input to every endpoint", () => {
     }
     if (name === "POST sendTransaction") accepted.transaction.add(body.transactionId!);
     if (name === "POST eventCallback") accepted.event_callback.add(body.id!);
+    if (name === "POST createWallet") accepted.wallet.add(body.walletAddress!);
   };
 
   it.each(ROUTES)("$name: $runs cases, no 5xx, allowed statuses, JSON errors with a message", async ({ name, runs }) => {
@@ -172,7 +173,7 @@ describe("hostile input to every endpoint", () => {
   it("allows each API route only statuses /openapi.json documents for it (431 comes from Node, before any route)", async () => {
     const doc = JSON.parse((await client.send({ method: "GET", path: "/openapi.json" })).text) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const documented = endpoints(world).filter((e) => e.documented);
-    expect(documented.length).toBe(9);
+    expect(documented.length).toBe(13);
     for (const e of documented) {
       const responses = doc.paths[e.documented!.path]?.[e.documented!.method]?.responses ?? {};
       expect({ route: e.name, undocumented: e.allowed.filter((s) => s !== 431 && !(String(s) in responses)) }).toEqual({ route: e.name, undocumented: [] });
@@ -189,6 +190,7 @@ describe("hostile input to every endpoint", () => {
       signature: before.signature + accepted.signature.size,
       transaction: before.transaction + accepted.transaction.size,
       event_callback: before.event_callback + accepted.event_callback.size,
+      wallet: before.wallet + accepted.wallet.size,
     });
     expect(await count("signature", `WHERE status = 'PENDING'`)).toBe(0);
     // No request failed unexpectedly: nothing was logged at error level (pino's 50).

@@ -1,6 +1,7 @@
 import { verifyMessage, Wallet } from "ethers";
 import { generateApiKey, parseApiKey } from "@relay/core";
-import { createApiKeyRepository, createChainRepository } from "@relay/db";
+import { generateWalletKey } from "@relay/custody";
+import { createApiKeyRepository, createChainRepository, createWalletRepository } from "@relay/db";
 import { createProjectFixture, createTestDatabase, readRedisValues, type ProjectFixture, type TestDatabase } from "@relay/testing";
 import { startHarness, type Harness } from "../support/harness";
 
@@ -33,6 +34,8 @@ describe("security: keys × projects × routes, limits and secrets", () => {
   let a: Seeded;
   let b: Seeded;
   let revokedToken: string;
+  /** Wallets of project A that the toggle and retire routes change (its first wallet stays active for the other routes). */
+  const spare: string[] = [];
   /** Every answer the gateway gave in this file, to scan for secrets. */
   const answers: Answer[] = [];
   /** whsec_ secrets, each with the one answer allowed to carry it. */
@@ -84,6 +87,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     await createApiKeyRepository(h.db).create({ id: revoked.id, projectId: a.fixture.projectId, name: "revoked", secretHash: revoked.secretHash });
     await createApiKeyRepository(h.db).revoke(revoked.id);
     revokedToken = revoked.token;
+    for (let i = 0; i < 2; i++) {
+      const key = generateWalletKey(h.kek);
+      spare.push((await createWalletRepository(h.db).create({ projectId: a.fixture.projectId, address: key.address, sealKey: key.sealFor })).address);
+    }
   });
   afterAll(async () => {
     await h?.close();
@@ -101,6 +108,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
     ["DELETE eventCallback", () => ({ method: "DELETE", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[2]}` })],
     ["GET funding transactions", () => ({ method: "GET", path: `/funding/project/${a.fixture.projectId}/transactions` })],
+    ["GET wallets", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/wallets?withData=true` })],
+    ["POST createWallet", () => ({ method: "POST", path: "/wallet/create", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID } })],
+    ["POST toggleIsActive", () => ({ method: "POST", path: "/wallet/toggleIsActive", body: { projectId: a.fixture.projectId, walletAddress: spare[0] } })],
+    ["POST retireWallet", () => ({ method: "POST", path: "/wallet/retire", body: { projectId: a.fixture.projectId, walletAddress: spare[1] } })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -146,6 +157,21 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     expect((listed.body as unknown as { id: string; disabled: boolean }[]).find((c) => c.id === b.callbackIds[0])?.disabled).toBe(false);
   });
 
+  it("answers project B's wallet through project A as not found, and leaves it as it was", async () => {
+    const key = a.fixture.apiKey;
+    const A = a.fixture.projectId;
+    const address = b.fixture.wallets[0]!.address;
+    const attempts = [
+      await call("POST", "/wallet/toggleIsActive", key, { projectId: A, walletAddress: address }),
+      await call("POST", "/wallet/retire", key, { projectId: A, walletAddress: address }),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([404, 404]);
+    for (const r of attempts) expect(r.body.message).toBe(`No wallet ${address} in project ${A}`);
+    expect(await createWalletRepository(h.db).findByAddress(address)).toMatchObject({ isActive: true, retiredAt: null });
+    const listed = await call("GET", `/wallet/project/${A}/wallets`, key);
+    expect((listed.body as unknown as { walletAddress: string }[]).map((w) => w.walletAddress)).not.toContain(address);
+  });
+
   it("refuses project A's key on project B's path with B's ids (403), whatever the route", async () => {
     const key = a.fixture.apiKey;
     const B = b.fixture.projectId;
@@ -162,6 +188,12 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       // UUIDs are case-insensitive: B's id in upper case is still B's.
       await call("GET", `/transact/project/${B.toUpperCase()}/transactions/${b.transactionId}`, key),
       await call("GET", `/funding/project/${B}/transactions`, key),
+      await call("GET", `/wallet/project/${B}/wallets`, key),
+      await call("POST", "/wallet/create", key, { projectId: B, chainId: CHAIN_ID }),
+      await call("POST", "/wallet/toggleIsActive", key, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
+      await call("POST", "/wallet/retire", key, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
+      // A body naming B is refused whatever else is wrong with it.
+      await call("POST", "/wallet/retire", key, { projectId: B, walletAddress: "nonsense", gasRecipient: 1 }),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);

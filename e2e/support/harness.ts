@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { Writable } from "node:stream";
 import { createLogger, type Logger } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
-import { createLocalSigner, type Kek } from "@relay/custody";
+import { createLocalSigner, generateWalletKey, type Kek } from "@relay/custody";
 import type { Registry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
@@ -70,8 +70,9 @@ export async function startHarness(
   const { logger, lines } = captureLogs();
   const producer = createProducer({ connection: redis, prefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix });
+  const walletResults = createResultWaiter("createWallet", { connection: redis, prefix });
   // As main.ts does: the gateway starts on a connection that is up.
-  await Promise.all([redisReady(redis), signResults.ready()]);
+  await Promise.all([redisReady(redis), signResults.ready(), walletResults.ready()]);
 
   const app = createApp({
     db,
@@ -80,6 +81,7 @@ export async function startHarness(
     redis,
     producer,
     signResults,
+    walletResults,
     logger,
     settings: {
       bodyLimitBytes: 64 * 1024,
@@ -116,7 +118,16 @@ export async function startHarness(
     prefix,
     logs: lines,
     startWorker: async () => {
-      worker = createSigningWorker({ sql: pool, redis: workerRedis, signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }), logger, queuePrefix: prefix, concurrency: 16, metricsRegistry: workerMetrics });
+      worker = createSigningWorker({
+        sql: pool,
+        redis: workerRedis,
+        signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }),
+        newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(kek) },
+        logger,
+        queuePrefix: prefix,
+        concurrency: 16,
+        metricsRegistry: workerMetrics,
+      });
       await worker.ready();
     },
     stopWorker: async () => {
@@ -168,6 +179,7 @@ export async function startHarness(
       await webhookWorker?.close();
       await new Promise((r) => server.close(r));
       await signResults.close();
+      await walletResults.close();
       await producer.close();
       await deleteRedisKeys(redis, prefix);
       await Promise.allSettled([redis.quit(), workerRedis.quit(), txRedis.quit(), webhookRedis.quit(), db.$disconnect(), pool.end()]);

@@ -12,7 +12,7 @@ export interface CliDeps {
   /** Managed gas settings (`funding`). */
   fundings: ProjectFundingRepository;
   /**
-   * Loads the key-encryption key. Only `wallets create|import|reseal` call it, so every other command
+   * Loads the key-encryption key. Only `wallets create|import|reseal|export-key` call it, so every other command
    * runs without the KEK in the environment; throws a one-line AppError when it is missing.
    */
   getKek: () => Kek;

@@ -75,7 +75,7 @@ describe("relay in a clone after npm start (the quick start's development keys)"
   it("never reads the files under NODE_ENV=production: the variable is required, as anywhere", async () => {
     const result = await runRelay(["wallets", "create", "--project", "whatever"], { DATABASE_URL: testDatabaseUrl(), NODE_ENV: "production" }, { cwd: clone });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^error: KEY_ENCRYPTION_KEY \(unset\): is required \(wallets create\/import\/reseal encrypt keys with KEY_ENCRYPTION_KEY: [^\n]*\)\n$/);
+    expect(result.stderr).toMatch(/^error: KEY_ENCRYPTION_KEY \(unset\): is required \(wallets create\/import\/reseal\/export-key encrypt and open keys with KEY_ENCRYPTION_KEY: [^\n]*\)\n$/);
     expect(result.stderr).not.toContain(".dev");
   });
 

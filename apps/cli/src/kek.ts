@@ -21,7 +21,7 @@ export function createKekLoader(env: Env, devKeys?: DevKeys): () => Kek {
       if (!(e instanceof ConfigError)) throw e;
       const why = file
         ? `read from ${file}`
-        : `wallets create/import/reseal encrypt keys with KEY_ENCRYPTION_KEY: set it to the same 32-byte base64 key the workers use${devKeyHint("KEY_ENCRYPTION_KEY", devKeys)}`;
+        : `wallets create/import/reseal/export-key encrypt and open keys with KEY_ENCRYPTION_KEY: set it to the same 32-byte base64 key the workers use${devKeyHint("KEY_ENCRYPTION_KEY", devKeys)}`;
       throw new AppError("CONFIG", `${problemOf(e)} (${why})`, { cause: e });
     }
     throw new AppError("CONFIG", "KEY_ENCRYPTION_KEY is not configured");

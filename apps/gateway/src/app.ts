@@ -38,6 +38,7 @@ import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
+import { syndicateWalletRoutes } from "./syndicate/wallets.routes";
 
 export interface GatewayDeps {
   db: Database;
@@ -48,6 +49,8 @@ export interface GatewayDeps {
   redis: Redis;
   producer: Producer;
   signResults: ResultWaiter;
+  /** Waits for the signing worker's wallet creations (POST /wallet/create); that route answers 500 without it. */
+  walletResults?: Pick<ResultWaiter, "expect">;
   logger: Logger;
   /** The process's metrics registry (main adds Node's process metrics to it); a new one if absent. */
   metrics?: Registry;
@@ -110,6 +113,8 @@ export function createApp(deps: GatewayDeps): Express {
       }),
     }),
   );
+
+  app.use(syndicateWalletRoutes(deps));
 
   // Concurrent sendTransaction requests share their INSERT statement and its commit.
   const transactions = createTransactionRepository({ sql: deps.sql, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });

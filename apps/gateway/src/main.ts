@@ -22,12 +22,13 @@ async function main() {
   // answer 500 until then) instead of failing its start, again and again, for the whole outage.
   const producer = createProducer({ connection: redis, prefix: config.queuePrefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix: config.queuePrefix });
-  void Promise.all([redisReady(redis), signResults.ready()]).catch((e: unknown) =>
+  const walletResults = createResultWaiter("createWallet", { connection: redis, prefix: config.queuePrefix });
+  void Promise.all([redisReady(redis), signResults.ready(), walletResults.ready()]).catch((e: unknown) =>
     logger.warn({ err: toError(e).message }, "Redis does not answer; serving without it until it does (personal signs fail, transactions are stored and enqueued later)"),
   );
 
   const metrics = createMetricsRegistry({ processMetrics: true });
-  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, logger, metrics, settings: config });
+  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, walletResults, logger, metrics, settings: config });
   const server = createHttpServer(app).listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });
@@ -46,7 +47,7 @@ async function main() {
       const { cut } = await http.drain(config.shutdownGraceMs);
       if (cut > 0) logger.warn({ cut }, "requests still unanswered at the end of the grace period were cut");
       else logger.info("requests in flight answered; closing connections");
-      await Promise.allSettled([signResults.close(), producer.close(), db.$disconnect(), pool.end(), signaturePool.end()]);
+      await Promise.allSettled([signResults.close(), walletResults.close(), producer.close(), db.$disconnect(), pool.end(), signaturePool.end()]);
       await redis.quit().catch(() => undefined);
     },
   };

@@ -23,6 +23,7 @@ import {
   eventCallbackRotated,
 } from "./routes/event-callbacks.schema";
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
+import { registerWalletPaths } from "./syndicate/wallets.openapi";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -165,6 +166,8 @@ export function buildOpenApiDocument(): object {
       503: json(z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }), "A dependency is down"),
     },
   });
+
+  registerWalletPaths(registry, secured, common);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -1,6 +1,6 @@
 import { loadSigningWorkerConfig } from "@relay/config";
 import { createWalletRepository } from "@relay/db";
-import { createLocalSigner } from "@relay/custody";
+import { createLocalSigner, generateWalletKey } from "@relay/custody";
 import { createProducer } from "@relay/queue";
 import { runWorkerProcess } from "@relay/worker-process";
 import { createSigningWorker, scheduleSigningJobs } from "./worker";
@@ -11,6 +11,7 @@ runWorkerProcess("signing-worker", loadSigningWorkerConfig, ({ config, logger, p
     sql: pool,
     redis,
     signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
+    newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(config.kek) },
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,

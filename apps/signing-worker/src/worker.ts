@@ -5,11 +5,14 @@ import { createTypedWorker, workerGroup, type Producer, type Redis, type WorkerG
 import type { Logger } from "@relay/core";
 import { createPersonalSignProcessor } from "./processors/personal-sign.processor";
 import { createSweepSignaturesProcessor } from "./processors/sweep-signatures.processor";
+import { createCreateWalletProcessor, type CreateWalletDeps } from "./processors/create-wallet.processor";
 
 export interface SigningWorkerDeps {
   sql: Sql;
   redis: Redis;
   signer: Pick<Signer, "signMessage">;
+  /** Wallet creation for POST /wallet/create (the KEK's side of it); main.ts always gives it. */
+  newWallets?: CreateWalletDeps;
   logger: Logger;
   queuePrefix: string;
   concurrency: number;
@@ -22,7 +25,7 @@ export interface SigningWorkerDeps {
 /** Far beyond any gateway's SIGN_TIMEOUT_MS: only requests nobody waits for any more. */
 const ABANDONED_AFTER_MS = 10 * 60_000;
 
-/** The signing worker: consumers of the personal-sign queue and of its clean-up schedule. */
+/** The signing worker: consumers of the personal-sign queue, of its clean-up schedule and of wallet creation. */
 export function createSigningWorker(deps: SigningWorkerDeps): WorkerGroup {
   // Many jobs run at once: their reads and updates share statements (docs/architecture.md).
   const signatures = createSignatureRepository(deps.sql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
@@ -43,6 +46,7 @@ export function createSigningWorker(deps: SigningWorkerDeps): WorkerGroup {
       concurrency: 1,
     }),
   ];
+  if (deps.newWallets) workers.push(createTypedWorker("createWallet", createCreateWalletProcessor(deps.newWallets), { ...settings, concurrency: 4 }));
   for (const worker of workers) worker.on("error", (err) => deps.logger.error({ err }, "signing worker error"));
   return workerGroup(workers);
 }

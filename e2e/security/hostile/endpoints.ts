@@ -147,7 +147,7 @@ const query = fc.oneof(
 
 const pick = (ids: string[]) => fc.constantFrom(...ids);
 
-/** Every route of the gateway, and the number of cases each gets (10 800 in all). */
+/** Every route of the gateway, and the number of cases each gets (12 200 in all). */
 export function endpoints(world: World): Endpoint[] {
   const { own, other } = world;
   const project = idSegment(fc.constantFrom(own.projectId, own.projectId, other.projectId));
@@ -176,6 +176,20 @@ export function endpoints(world: World): Endpoint[] {
     eventType: { valid: fc.constantFrom("TransactionStatusChange", "WalletBalanceLow"), bad: fc.oneof(fc.constantFrom("transactionstatuschange", "Other", ""), hostileString) },
   });
 
+  const createWallet = mutatedObject({
+    projectId: { valid: fc.constantFrom(own.projectId, own.projectId.toUpperCase()), bad: fc.oneof(fc.constant(other.projectId), fc.uuid(), badUuid) },
+    chainId: { valid: fc.constant(world.chainId), bad: fc.oneof(fc.constantFrom(1, 0, -1, 1.5, 2 ** 53, "31901", null), fc.integer()) },
+    type: { valid: fc.constantFrom("BROADCAST", undefined, null), bad: fc.oneof(fc.constantFrom("SIGNING", "CLUSTER_MANAGER", "broadcast"), hostileString) },
+  });
+  // Never the project's first wallet, which the other routes sign and send with: addresses of no wallet (404), or the other
+  // project's wallet (404 through this project; 200 with the other project's key and id).
+  const walletChange = (extra: Record<string, { valid: fc.Arbitrary<unknown>; bad: fc.Arbitrary<unknown> }>) =>
+    mutatedObject({
+      projectId: { valid: fc.constantFrom(own.projectId, own.projectId.toUpperCase()), bad: fc.oneof(fc.constant(other.projectId), fc.uuid(), badUuid) },
+      walletAddress: { valid: fc.oneof(address, fc.constant(other.wallet)), bad: badAddress },
+      ...extra,
+    });
+
   const shapes: RouteShape[] = [
     { name: "POST personalSign", runs: 2_000, method: "POST", documented: "/wallet/project/{projectId}/personalSign", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
     { name: "GET signature", runs: 700, method: "GET", documented: "/wallet/project/{projectId}/signatures/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signatures/${s}`) },
@@ -185,6 +199,10 @@ export function endpoints(world: World): Endpoint[] {
     { name: "GET eventCallbacks", runs: 400, method: "GET", documented: "/webhook/project/{projectId}/eventCallbacks", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallbacks`) },
     { name: "DELETE eventCallback", runs: 400, method: "DELETE", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}`) },
     { name: "POST rotateSecret", runs: 400, method: "POST", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}/rotateSecret", allowed: [200, 400, 404, 409], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}/rotateSecret`) },
+    { name: "GET wallets", runs: 300, method: "GET", documented: "/wallet/project/{projectId}/wallets", allowed: [200, 400], authenticated: true, path: fc.tuple(project, fc.constantFrom("", "?withData=true", "?withData=false", "?withData=1", "?withData=true&withData=false", "?other=1")).map(([p, q]) => `/wallet/project/${p}/wallets${q}`) },
+    { name: "POST createWallet", runs: 300, method: "POST", documented: "/wallet/create", allowed: [200, 400], authenticated: true, path: fc.constant("/wallet/create"), body: { objects: createWallet, fields: ["projectId", "chainId", "type"] } },
+    { name: "POST toggleIsActive", runs: 400, method: "POST", documented: "/wallet/toggleIsActive", allowed: [200, 400, 404], authenticated: true, path: fc.constant("/wallet/toggleIsActive"), body: { objects: walletChange({}), fields: ["projectId", "walletAddress"] } },
+    { name: "POST retireWallet", runs: 400, method: "POST", documented: "/wallet/retire", allowed: [200, 400, 404], authenticated: true, path: fc.constant("/wallet/retire"), body: { objects: walletChange({ gasRecipient: { valid: fc.constant(undefined), bad: fc.oneof(address, hostileValue) } }), fields: ["projectId", "walletAddress", "gasRecipient"] } },
     { name: "GET /health, /ready, /openapi.json", runs: 600, method: "GET", allowed: [200, 400], authenticated: false, path: fc.constantFrom("/health", "/ready", "/openapi.json", "/health?x=%", "/ready?a[b][c]=1&a=2&__proto__[x]=1", "/openapi.json?" + "q=1&".repeat(500)) },
     {
       name: "unknown routes and path abuse",

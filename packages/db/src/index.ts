@@ -4,6 +4,8 @@ export * from "./repositories/project.repository";
 export * from "./repositories/api-key.repository";
 export * from "./repositories/chain.repository";
 export * from "./repositories/wallet.repository";
+export * from "./repositories/wallet-store";
+export * from "./repositories/wallet-rows.repository";
 export * from "./repositories/signature.repository";
 export * from "./repositories/signature-content";
 export { migrate } from "./migrate/migrate";

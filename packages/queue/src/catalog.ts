@@ -68,6 +68,31 @@ export const jobCatalog = {
     },
   },
   /**
+   * Creates a wallet for POST /wallet/create: the signing worker, which holds the key-encryption
+   * key, generates the key, seals it and inserts the record in one step (docs/architecture.md).
+   * `walletId` is chosen by the gateway and is the record's id, so a retried or duplicated job
+   * answers the wallet it made instead of making a second one. The answer is the wallet's id and
+   * address only: no key material travels through Redis, either way.
+   */
+  createWallet: {
+    queue: "wallet-create",
+    payload: z.object({
+      v: z.literal(1),
+      projectId: z.uuid(),
+      walletId: z.uuid(),
+      walletType: z.enum(["BROADCAST", "SIGNING", "CLUSTER_MANAGER"]),
+      reqId: reqIdField,
+    }),
+    jobId: (p: { walletId: string }) => `wallet-${p.walletId}`,
+    options: {
+      // The gateway waits a few seconds, as for a signature; a retry finds the wallet by its id.
+      attempts: 3,
+      backoff: { type: "exponential", delay: 50 },
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600 },
+    },
+  },
+  /**
    * Removes personal-sign requests left PENDING by a gateway that died while waiting (its own
    * clean-up never ran). Scheduled every minute; any signing-worker replica may run it.
    */

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
@@ -13,7 +13,11 @@ interface WalletView {
   id: string;
   projectId: string;
   address: string;
+  walletType: string;
+  isActive: boolean;
+  retiredAt: string | null;
   createdAt: string;
+  updatedAt: string;
 }
 
 describe("relay wallets", () => {
@@ -147,6 +151,53 @@ describe("relay wallets", () => {
     } finally {
       await ownDb.$disconnect();
       await own.drop();
+    }
+  });
+
+  it("deactivate, activate and retire change the wallet as the HTTP API does; list shows type and state", async () => {
+    const p = await cli.json<{ id: string; name: string }>("projects", "create", `states-${randomUUID()}`);
+    const w = await cli.json<WalletView>("wallets", "create", "--project", p.name);
+    expect(w).toMatchObject({ walletType: "BROADCAST", isActive: true, retiredAt: null });
+
+    expect(await cli.json<WalletView>("wallets", "deactivate", "--project", p.name, "--address", w.address.toLowerCase())).toMatchObject({ address: w.address, isActive: false });
+    expect((await createWalletRepository(db).findByAddress(w.address))!.isActive).toBe(false);
+    const table = await cli.run("wallets", "list", "--project", p.name);
+    expect(table.stdout).toMatch(new RegExp(`${w.address}\\s+BROADCAST\\s+inactive`));
+    expect(await cli.json<WalletView>("wallets", "activate", "--project", p.name, "--address", w.address)).toMatchObject({ isActive: true });
+
+    const retired = await cli.json<WalletView>("wallets", "retire", "--project", p.name, "--address", w.address);
+    expect(retired).toMatchObject({ isActive: false, retiredAt: expect.any(String) });
+    expect(await cli.fails("wallets", "activate", "--project", p.name, "--address", w.address)).toBe(`error: Wallet ${w.address} is retired: a retired wallet is never activated again`);
+    expect((await cli.run("wallets", "list", "--project", p.name)).stdout).toMatch(new RegExp(`${w.address}\\s+BROADCAST\\s+retired`));
+    // Retiring again changes nothing.
+    expect(await cli.json<WalletView>("wallets", "retire", "--project", p.name, "--address", w.address)).toEqual(retired);
+
+    // Another project's wallet is not found through this project.
+    expect(await cli.fails("wallets", "deactivate", "--project", project.name, "--address", w.address)).toBe(`error: Project ${project.name} has no wallet ${w.address}`);
+    expect(await cli.fails("wallets", "retire", "--project", p.name, "--address", "0x12")).toMatch(/^error: --address "0x12" is not an EVM address/);
+  });
+
+  it("export-key: only a retired wallet's key, only with the confirmation flag, only into a new file of mode 0600", async () => {
+    const p = await cli.json<{ name: string }>("projects", "create", `export-${randomUUID()}`);
+    const w = await cli.json<WalletView>("wallets", "create", "--project", p.name);
+    const dir = await mkdtemp(join(tmpdir(), "relay-cli-"));
+    try {
+      const out = join(dir, "key");
+      expect(await cli.fails("wallets", "export-key", "--project", p.name, "--address", w.address, "--out", out)).toMatch(/^error: export-key writes a private key in the clear: add --i-understand-this-reveals-the-key/);
+      expect(await cli.fails("wallets", "export-key", "--project", p.name, "--address", w.address, "--out", out, "--i-understand-this-reveals-the-key")).toMatch(/is not retired: retire it first/);
+      await cli.json("wallets", "retire", "--project", p.name, "--address", w.address);
+      const result = await cli.run("wallets", "export-key", "--project", p.name, "--address", w.address, "--out", out, "--i-understand-this-reveals-the-key");
+      expect(result.code).toBe(0);
+      const privateKey = (await readFile(out, "utf8")).trim();
+      expect(new Wallet(privateKey).address).toBe(w.address);
+      expect((await stat(out)).mode & 0o777).toBe(0o600);
+      expectNoKey(result.stdout + result.stderr, privateKey);
+      // Never over an existing file.
+      expect(await cli.fails("wallets", "export-key", "--project", p.name, "--address", w.address, "--out", out, "--i-understand-this-reveals-the-key")).toMatch(/Cannot create --out .*EEXIST/);
+      // The record and its sealed key stay.
+      expect(await createWalletRepository(db).findWithKey(w.id)).toMatchObject({ address: w.address, encryptedKey: expect.stringMatching(/^v1\./) });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

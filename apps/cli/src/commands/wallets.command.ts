@@ -1,10 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { AppError, toError } from "@relay/core";
-import { generateWalletKey, importWalletKey, resealWalletKey, type NewWalletKey } from "@relay/custody";
-import type { WalletRecord } from "@relay/db";
+import { generateWalletKey, importWalletKey, openWalletKey, resealWalletKey } from "@relay/custody";
+import { storeWallet, type WalletChange, type WalletRecord } from "@relay/db";
+import { getAddress, isAddress } from "ethers";
 import type { CliDeps } from "../deps";
-import { isUniqueViolation, usageError } from "../errors";
+import { usageError } from "../errors";
 import { emit, formatDate, formatTable } from "../output";
 import { resolveProject } from "../project-ref";
 import { withJson, type JsonOption } from "./options";
@@ -14,7 +15,34 @@ interface ProjectOption extends JsonOption {
   project: string;
 }
 
-const view = (w: WalletRecord) => ({ id: w.id, projectId: w.projectId, address: w.address, createdAt: w.createdAt });
+const view = (w: WalletRecord) => ({
+  id: w.id,
+  projectId: w.projectId,
+  address: w.address,
+  walletType: w.walletType,
+  isActive: w.isActive,
+  retiredAt: w.retiredAt,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+const stateOf = (w: WalletRecord) => (w.retiredAt ? "retired" : w.isActive ? "active" : "inactive");
+
+interface AddressOption extends ProjectOption {
+  address: string;
+}
+
+const parseAddress = (value: string): string => {
+  if (!isAddress(value)) throw usageError(`--address ${JSON.stringify(String(value).slice(0, 60))} is not an EVM address (0x and 40 hex digits)`);
+  return getAddress(value.toLowerCase());
+};
+
+/** The wallet a change leaves, or the error that says why there is none (shared with POST /wallet/toggleIsActive and /wallet/retire). */
+function changed(change: WalletChange, projectName: string, address: string, what: string): WalletRecord {
+  if (change.kind === "not-found") throw new AppError("NOT_FOUND", `Project ${projectName} has no wallet ${address}`);
+  if (change.kind === "retired") throw usageError(`Wallet ${address} is retired: a retired wallet is never ${what} again`);
+  return change.wallet;
+}
 
 /**
  * The key comes from a file or stdin, never from argv, where `ps` and shell history would show
@@ -35,23 +63,6 @@ async function readPrivateKey(deps: CliDeps, file: string | undefined): Promise<
   return text;
 }
 
-async function store(deps: CliDeps, projectId: string, key: NewWalletKey): Promise<WalletRecord> {
-  const conflict = (owner: WalletRecord | null, cause?: unknown) =>
-    new AppError(
-      "CONFLICT",
-      owner && owner.projectId === projectId
-        ? `Wallet ${key.address} is already in this project (id ${owner.id}): nothing to do`
-        : `Wallet ${key.address} already exists in another project: an address can belong to one project only`,
-      { cause },
-    );
-  const taken = await deps.wallets.findByAddress(key.address);
-  if (taken) throw conflict(taken);
-  // The unique address decides between two imports of the same key running at once.
-  return deps.wallets.create({ projectId, address: key.address, sealKey: key.sealFor }).catch(async (e: unknown) => {
-    throw isUniqueViolation(e) ? conflict(await deps.wallets.findByAddress(key.address), e) : e;
-  });
-}
-
 export function registerWalletCommands(program: Command, deps: CliDeps): void {
   const wallets = program.command("wallets").description("create, import, list and re-seal project wallets");
 
@@ -63,7 +74,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
   ).action(async (options: ProjectOption) => {
     const kek = deps.getKek();
     const project = await resolveProject(deps.projects, options.project);
-    const wallet = await store(deps, project.id, generateWalletKey(kek));
+    const wallet = await storeWallet(deps.wallets, project.id, generateWalletKey(kek));
     emit(deps.output, options.json, view(wallet), () => `Created wallet ${wallet.address} (${wallet.id}) for project ${project.name}: fund it on each chain it will send on`);
   });
 
@@ -77,7 +88,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const kek = deps.getKek();
     const project = await resolveProject(deps.projects, options.project);
     const key = importWalletKey(kek, await readPrivateKey(deps, options.privateKeyFile));
-    const wallet = await store(deps, project.id, key);
+    const wallet = await storeWallet(deps.wallets, project.id, key);
     emit(deps.output, options.json, view(wallet), () => `Imported wallet ${wallet.address} (${wallet.id}) into project ${project.name}`);
   });
 
@@ -112,10 +123,84 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
         [
           { header: "ID", value: (w) => w.id },
           { header: "ADDRESS", value: (w) => w.address },
+          { header: "TYPE", value: (w) => w.walletType },
+          { header: "STATE", value: stateOf },
           { header: "CREATED", value: (w) => formatDate(w.createdAt) },
+          { header: "RETIRED", value: (w) => (w.retiredAt ? formatDate(w.retiredAt) : "") },
         ],
         `Project ${project.name} has no wallets: create one with \`npm run relay -- wallets create --project ${project.name}\``,
       ),
     );
+  });
+
+  const addressed = (name: string, description: string) =>
+    withJson(
+      wallets
+        .command(name)
+        .description(description)
+        .requiredOption("--project <id-or-name>", "project the wallet belongs to")
+        .requiredOption("--address <address>", "the wallet's address"),
+    );
+
+  addressed("deactivate", "stop choosing a wallet for new sends and signatures (what it has in flight finishes); `activate` undoes it").action(
+    async (options: AddressOption) => {
+      const project = await resolveProject(deps.projects, options.project);
+      const address = parseAddress(options.address);
+      const wallet = changed(await deps.wallets.setActive(project.id, address, false), project.name, address, "activated");
+      emit(deps.output, options.json, view(wallet), () => `Deactivated wallet ${wallet.address}: no new send or signature uses it (within 5 seconds); what it has in flight finishes`);
+    },
+  );
+
+  addressed("activate", "choose a deactivated wallet for new sends and signatures again (not a retired one)").action(async (options: AddressOption) => {
+    const project = await resolveProject(deps.projects, options.project);
+    const address = parseAddress(options.address);
+    const wallet = changed(await deps.wallets.setActive(project.id, address, true), project.name, address, "activated");
+    emit(deps.output, options.json, view(wallet), () => `Activated wallet ${wallet.address}`);
+  });
+
+  addressed("retire", "retire a wallet for good: never used again, never deleted (its sealed key stays, see `wallets export-key`)").action(
+    async (options: AddressOption) => {
+      const project = await resolveProject(deps.projects, options.project);
+      const address = parseAddress(options.address);
+      const change = await deps.wallets.retire(project.id, address);
+      if (change.kind === "not-found") throw new AppError("NOT_FOUND", `Project ${project.name} has no wallet ${address}`);
+      emit(deps.output, options.json, view(change.wallet), () =>
+        change.kind === "retired"
+          ? `Wallet ${address} was already retired (${formatDate(change.wallet.retiredAt!)}): nothing to do`
+          : `Retired wallet ${address}: it is never used again. Its funds stay on it; recover them with \`npm run relay -- wallets export-key\``,
+      );
+    },
+  );
+
+  withJson(
+    wallets
+      .command("export-key")
+      .description(
+        "write a RETIRED wallet's private key to a new file (mode 0600) so its funds can be recovered with any wallet software (needs KEY_ENCRYPTION_KEY)",
+      )
+      .requiredOption("--project <id-or-name>", "project the wallet belongs to")
+      .requiredOption("--address <address>", "the retired wallet's address")
+      .requiredOption("--out <path>", "file to create for the key; an existing file is never overwritten")
+      .option("--i-understand-this-reveals-the-key", "required: the file holds the key in the clear"),
+  ).action(async (options: AddressOption & { out: string; iUnderstandThisRevealsTheKey?: boolean }) => {
+    if (!options.iUnderstandThisRevealsTheKey) {
+      throw usageError("export-key writes a private key in the clear: add --i-understand-this-reveals-the-key, keep the file offline and delete it once the funds are moved");
+    }
+    const project = await resolveProject(deps.projects, options.project);
+    const address = parseAddress(options.address);
+    const wallet = await deps.wallets.findByAddress(address);
+    if (!wallet || wallet.projectId !== project.id) throw new AppError("NOT_FOUND", `Project ${project.name} has no wallet ${address}`);
+    // An active wallet's nonces belong to the relay: the key used elsewhere would clash with them.
+    if (!wallet.retiredAt) throw usageError(`Wallet ${address} is not retired: retire it first (\`npm run relay -- wallets retire\`) so the relay never sends from it again`);
+    const stored = await deps.wallets.findWithKey(wallet.id);
+    if (!stored) throw new AppError("NOT_FOUND", `Wallet ${address} is gone`);
+    const signer = openWalletKey(deps.getKek(), stored);
+    try {
+      await writeFile(options.out, `${signer.privateKey}\n`, { mode: 0o600, flag: "wx" });
+    } catch (e) {
+      const code = (toError(e) as { code?: unknown }).code;
+      throw usageError(`Cannot create --out ${options.out} (${typeof code === "string" ? code : toError(e).message}); it must not exist yet`);
+    }
+    emit(deps.output, options.json, { address, out: options.out }, () => `Wrote the private key of retired wallet ${address} to ${options.out}: move its funds, then delete the file`);
   });
 }

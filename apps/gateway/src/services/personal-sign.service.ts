@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError, isAppError, type Logger } from "@relay/core";
-import { messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
+import { isUsable, messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { RequestContext } from "./request-context";
 import { CLEANUP_DELAYS_MS, createBackgroundRetrier } from "./retry-in-background";
@@ -22,7 +22,13 @@ export interface PersonalSignDeps {
 interface WalletRef {
   id: string;
   projectId: string;
+  /** Active and not retired, as read at `at`. */
+  usable: boolean;
+  at: number;
 }
+
+/** How long a wallet's state (active, retired) is reused: a deactivated wallet stops signing within this. */
+const WALLET_STATE_TTL_MS = 5_000;
 
 const MAX_CACHED_WALLETS = 50_000;
 const encoder = new TextEncoder();
@@ -35,16 +41,18 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
  * again, so a 500 leaves nothing behind; a client may retry with the same signatureId.
  */
 export function createPersonalSignService(deps: PersonalSignDeps) {
-  // Wallets never move between projects, so address → wallet is safe to remember.
+  // Wallets never move between projects, so address → wallet is safe to remember; its state
+  // (active, retired) is read again after WALLET_STATE_TTL_MS.
   const walletCache = new Map<string, WalletRef>();
   const cleanups = createBackgroundRetrier({ delaysMs: deps.cleanupDelaysMs ?? CLEANUP_DELAYS_MS, logger: deps.logger });
 
   const walletOf = async (projectId: string, address: string): Promise<WalletRef> => {
     let wallet = walletCache.get(address);
-    if (!wallet) {
+    if (!wallet || Date.now() - wallet.at >= WALLET_STATE_TTL_MS) {
       const row = await deps.wallets.findByAddress(address);
+      wallet = undefined;
       if (row) {
-        wallet = { id: row.id, projectId: row.projectId };
+        wallet = { id: row.id, projectId: row.projectId, usable: isUsable(row), at: Date.now() };
         if (walletCache.size >= MAX_CACHED_WALLETS) walletCache.clear();
         walletCache.set(address, wallet);
       }
@@ -53,6 +61,13 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
       throw new AppError(
         "SIGNATURE_ERROR",
         `signerAddress ${address} is not a wallet of project ${projectId}; sign with one of its wallets (an operator adds them with \`npm run relay -- wallets create --project ${projectId}\` for a new key or \`npm run relay -- wallets import --project ${projectId}\` for an existing one)`,
+      );
+    }
+    if (!wallet.usable) {
+      // As Syndicate: a deactivated or retired wallet signs nothing new.
+      throw new AppError(
+        "SIGNATURE_ERROR",
+        `signerAddress ${address} is a deactivated or retired wallet of project ${projectId}; sign with an active one (a deactivated wallet is activated again with POST /wallet/toggleIsActive)`,
       );
     }
     return wallet;

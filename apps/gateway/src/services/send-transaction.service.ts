@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { encodeCall, parseFunctionSignature } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
-import type { ChainRepository, JsonValue, TransactionRepository, WalletRepository } from "@relay/db";
+import { isUsable, type ChainRepository, type JsonValue, type TransactionRepository, type WalletRepository } from "@relay/db";
 import type { Producer } from "@relay/queue";
 import type { SendTransactionRequest } from "../routes/transactions.schema";
 import type { RequestContext } from "./request-context";
@@ -49,7 +49,8 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
   const now = deps.now ?? Date.now;
   const ttl = deps.cacheTtlMs ?? 5000;
   const chainExists = cachedWhenTrue(ttl, now, async (chainId: bigint) => (await deps.chains.findById(chainId)) !== null);
-  const hasWallet = cachedWhenTrue(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).length > 0);
+  // Active wallets only: a project whose wallets are all deactivated or retired is told at once.
+  const hasWallet = cachedWhenTrue(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).some(isUsable));
 
   return {
     /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
@@ -59,7 +60,10 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
         throw new AppError("BAD_REQUEST", `chainId ${chainId} is not configured on this relay; an operator adds it with \`npm run relay -- chains add\``);
       }
       if (!(await hasWallet(request.projectId))) {
-        throw new AppError("BAD_REQUEST", `project ${request.projectId} has no wallet to send from; create one with \`npm run relay -- wallets create\``);
+        throw new AppError(
+          "BAD_REQUEST",
+          `project ${request.projectId} has no active wallet to send from; create one (POST /wallet/create or \`npm run relay -- wallets create\`) or activate one (POST /wallet/toggleIsActive or \`npm run relay -- wallets activate\`)`,
+        );
       }
       const fragment = parseFunctionSignature(request.functionSignature);
       const encoded = encodeCall(fragment, request.args);

@@ -11,7 +11,8 @@ const readAtHead = async (provider: ChainHandle["provider"], head: number, addre
 });
 
 /**
- * After a send is final, records the wallet's balance against the chain's low-balance threshold.
+ * After a send is final, and once a minute for every wallet, records the wallet's balance against
+ * the chain's low-balance threshold (none: never low).
  * The repository writes a WalletBalanceLow event only when the balance crosses below it (not
  * again while it stays low; again after it recovered). A wallet that is low, or `cannotPay` a
  * transaction (a pause), gets a top-up when its project has managed gas (top-up.ts). A failed
@@ -28,15 +29,15 @@ export async function checkBalance(
   cannotPay = false,
 ): Promise<void> {
   const threshold = chain.lowBalanceThresholdWei;
-  if (threshold <= 0n && !cannotPay) return;
+  // After a send, only for WalletBalanceLow and top-ups; the scheduled check (no `afterBlock`)
+  // records every wallet's balance on every chain, for the balances Syndicate's wallet list answers.
+  if (threshold <= 0n && !cannotPay && afterBlock !== undefined) return;
   try {
     // After sends, one read per wallet per block is shared by the sends that became final together;
     // the scheduled check (once a minute) reads fresh.
     const observed = afterBlock === undefined ? await readAtHead(provider, await view.head(), address) : await view.balanceAfter(address, afterBlock);
-    if (threshold > 0n) {
-      const { crossedBelow } = await deps.balances.recordBalance(chain.chainId, address, observed, threshold);
-      if (crossedBelow) logger.warn({ address, balance: observed.balanceWei.toString(), threshold: threshold.toString() }, "wallet balance below threshold");
-    }
+    const { crossedBelow } = await deps.balances.recordBalance(chain.chainId, address, observed, threshold);
+    if (crossedBelow) logger.warn({ address, balance: observed.balanceWei.toString(), threshold: threshold.toString() }, "wallet balance below threshold");
     if (cannotPay || observed.balanceWei < threshold) await topUpIfDue(deps, chain.chainId, address, observed, logger);
   } catch (e) {
     logger.warn({ err: toError(e), address }, "balance check failed");

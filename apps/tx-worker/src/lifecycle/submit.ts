@@ -6,6 +6,7 @@ import { broadcast } from "./broadcast";
 import { signFirstAttempt } from "./first-attempt";
 import { pauseUntilFunded } from "./pause";
 import { replaceRefusedAttempt } from "./replace-attempt";
+import { noteReasonOnce } from "./note-reason-once";
 import { walletCandidates } from "./wallet-choice";
 import type { StepContext, StepDeps } from "./deps";
 
@@ -16,8 +17,12 @@ import type { StepContext, StepDeps } from "./deps";
  */
 export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
   const handle = await deps.chains.get(tx.chainId);
-  const candidates = walletCandidates(await deps.wallets.listByProject(tx.projectId), tx);
-  if (candidates.length === 0) throw new AppError("INTERNAL", `wallet ${tx.fromAddress} of transaction ${tx.id} no longer exists`);
+  const wallets = await deps.wallets.listByProject(tx.projectId);
+  const candidates = walletCandidates(wallets, tx);
+  if (candidates.length === 0) {
+    if (tx.nonce === null && wallets.length > 0) return waitForActiveWallet(deps, tx);
+    throw new AppError("INTERNAL", `wallet ${tx.fromAddress} of transaction ${tx.id} no longer exists`);
+  }
 
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   let attempt = attempts[attempts.length - 1];
@@ -28,6 +33,25 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
   }
   return sendAttempt(deps, handle, tx, attempt, logger);
 }
+
+const NO_ACTIVE_WALLET = "no active wallet";
+
+/**
+ * Every wallet of the project is inactive or retired (deactivated after this transaction was
+ * taken), or a top-up's funding wallet is: it stays PENDING, without a nonce, and is sent once a wallet is activated again. The
+ * wait is written into its history once, so the project sees why.
+ */
+async function waitForActiveWallet(deps: StepDeps, tx: TransactionRecord): Promise<RunAgain> {
+  const why =
+    tx.kind === "FUNDING"
+      ? `waiting: funding wallet ${tx.fromAddress} is not active; the top-up is sent once it is activated again`
+      : `waiting: the project has ${NO_ACTIVE_WALLET}; it is sent once one is activated (POST /wallet/toggleIsActive)`;
+  await noteReasonOnce(deps, tx, "PENDING", NO_ACTIVE_WALLET, why);
+  return runAgainIn(WAIT_FOR_WALLET_MS);
+}
+
+/** How often a transaction waiting for an active wallet looks again (the worker's wallet list is 5 s old at most). */
+const WAIT_FOR_WALLET_MS = 5_000;
 
 /** Broadcasts the newest stored attempt, and moves the transaction as the node's answer says. */
 async function sendAttempt(deps: StepDeps, handle: ChainHandle, tx: TransactionRecord, attempt: AttemptRecord, logger: Logger): Promise<RunAgain | "done"> {

@@ -34,19 +34,32 @@ describe("walletOrder", () => {
 });
 
 describe("walletCandidates", () => {
-  const tx = (over: Partial<{ nonce: bigint | null; fromAddress: string | null; kind: "CALL" | "FUNDING" }>) => ({ id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const, ...over });
+  const pool = [
+    { address: "0x01", isActive: true, retiredAt: null },
+    { address: "0x02", isActive: false, retiredAt: null },
+    { address: "0x03", isActive: false, retiredAt: new Date() },
+    { address: "0x04", isActive: true, retiredAt: null },
+  ];
 
-  it("gives a call without a nonce every wallet of the project, in its order", () => {
-    const call = tx({});
-    expect(addresses(walletCandidates(wallets, call))).toEqual(addresses(walletOrder(wallets, call.id)));
+  it("offers a transaction without a nonce only the active wallets, never an inactive or retired one", () => {
+    for (let i = 0; i < 50; i++) {
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const }).map((w) => w.address).sort()).toEqual(["0x01", "0x04"]);
+    }
   });
 
-  it("keeps a bound call on its wallet", () => {
-    expect(addresses(walletCandidates(wallets, tx({ nonce: 4n, fromAddress: "0x02" })))).toEqual(["0x02"]);
+  it("keeps a transaction that holds a nonce on its wallet, also once that wallet is inactive or retired, so it finishes", () => {
+    for (const address of ["0x02", "0x03"]) {
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: 7n, fromAddress: address, kind: "CALL" as const }).map((w) => w.address)).toEqual([address]);
+    }
   });
 
-  it("sends a top-up from its funding wallet only, before any nonce is bound, and from nothing else when that wallet is gone", () => {
-    expect(addresses(walletCandidates(wallets, tx({ kind: "FUNDING", fromAddress: "0x03" })))).toEqual(["0x03"]);
-    expect(walletCandidates(wallets, tx({ kind: "FUNDING", fromAddress: "0x09" }))).toEqual([]);
+  it("offers none when every wallet is inactive or retired (the transaction waits)", () => {
+    expect(walletCandidates(pool.slice(1, 3), { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const })).toEqual([]);
+  });
+
+  it("sends a top-up from its funding wallet only, while it is active; from nothing else when that wallet is inactive or gone", () => {
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x04", kind: "FUNDING" }).map((w) => w.address)).toEqual(["0x04"]);
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x02", kind: "FUNDING" })).toEqual([]);
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x09", kind: "FUNDING" })).toEqual([]);
   });
 });

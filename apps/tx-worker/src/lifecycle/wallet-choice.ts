@@ -17,12 +17,23 @@ export function walletOrder<W extends { address: string }>(wallets: W[], transac
   return [...sorted.slice(index), ...sorted.slice(0, index)];
 }
 
+/** A wallet as the choice sees it: inactive and retired wallets are never chosen for a new send. */
+interface Choosable {
+  address: string;
+  isActive: boolean;
+  retiredAt: Date | null;
+}
+
 /**
  * The wallets a transaction may be sent from, in the order it tries them: a transaction that holds
- * a nonce keeps its wallet (the nonce is that wallet's), and a top-up (FUNDING) is sent from its
- * funding wallet, named when it was decided; another may use any of the project's, in walletOrder.
+ * a nonce keeps its wallet (the nonce is that wallet's), active or not, so what a deactivated or
+ * retired wallet has in flight finishes. A top-up (FUNDING) is sent from its funding wallet, named
+ * when it was decided, while that wallet is active. Another may use any of the project's active
+ * wallets, in walletOrder. Empty when there is none (the transaction waits).
  */
-export function walletCandidates<W extends { address: string }>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress" | "kind">): W[] {
-  const fixed = tx.nonce !== null || tx.kind === "FUNDING";
-  return fixed && tx.fromAddress ? wallets.filter((w) => w.address === tx.fromAddress) : walletOrder(wallets, tx.id);
+export function walletCandidates<W extends Choosable>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress" | "kind">): W[] {
+  if (tx.nonce !== null && tx.fromAddress) return wallets.filter((w) => w.address === tx.fromAddress);
+  const usable = wallets.filter((w) => w.isActive && w.retiredAt === null);
+  if (tx.kind === "FUNDING") return usable.filter((w) => w.address === tx.fromAddress);
+  return usable.length === 0 ? [] : walletOrder(usable, tx.id);
 }

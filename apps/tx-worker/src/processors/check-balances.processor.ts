@@ -14,14 +14,16 @@ const PAGE = 200;
 
 /**
  * The scheduled half of WalletBalanceLow (the other half runs after each send): every wallet on
- * every chain that has a threshold, so a wallet drained from outside the relay is noticed too.
+ * every chain, so a wallet drained from outside the relay is noticed too, and a new or idle
+ * wallet's balance is known within a minute (chains without a threshold record it, never low).
  * The repository fires once per crossing, so running this on any replica, any number of times,
  * sends one event per drop.
  */
 export function createCheckBalancesProcessor(deps: CheckBalancesDeps): Processor<"checkBalances"> {
   return async (_payload, { logger }) => {
     let checked = 0;
-    for (const chain of (await deps.chains.list()).filter((c) => c.lowBalanceThresholdWei > 0n)) {
+    // Every chain, threshold or not: the recorded balances are also what GET /wallet/project/{projectId}/wallets?withData=true answers.
+    for (const chain of await deps.chains.list()) {
       const handle = await deps.directory.get(chain.chainId);
       let after: string | undefined;
       for (;;) {

@@ -29,10 +29,16 @@ const TRANSACTION_COUNTS = `
    CROSS JOIN unnest(enum_range(NULL::"TransactionStatus")) AS s(status)
     LEFT JOIN counts n ON n.chain_id = c.chain_id AND n.status = s.status`;
 
-/** The last balance the low-balance check saw per wallet and chain (chains with a threshold). */
+/**
+ * The last balance the low-balance check saw per wallet and chain, on chains with a threshold:
+ * balances are recorded on every chain (for the wallet list's withData), but the series stay one
+ * per wallet and chain the operator gave a threshold (docs/metrics.md, label cardinality).
+ */
 const WALLET_BALANCES = `
-  SELECT chain_id::text AS "chainId", address, balance_wei::text AS "balanceWei", low, checked_at AS "checkedAt"
-    FROM wallet_balance_state`;
+  SELECT s.chain_id::text AS "chainId", s.address, s.balance_wei::text AS "balanceWei", s.low, s.checked_at AS "checkedAt"
+    FROM wallet_balance_state s
+    JOIN chain c ON c.chain_id = s.chain_id
+   WHERE c.low_balance_threshold_wei > 0`;
 
 /** Read-only views of the records for the metrics the gateway serves (collected at scrape time). */
 export function createMetricsRepository(sql: Sql) {

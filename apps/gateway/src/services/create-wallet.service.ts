@@ -1,0 +1,51 @@
+import { randomUUID } from "node:crypto";
+import { AppError, type Logger } from "@relay/core";
+import type { ChainRepository } from "@relay/db";
+import { jobIdOf, type Producer, type ResultWaiter } from "@relay/queue";
+import type { CreateWalletRequest } from "../syndicate/wallets.schema";
+import type { RequestContext } from "./request-context";
+
+export interface CreateWalletDeps {
+  chains: Pick<ChainRepository, "findById">;
+  producer: Pick<Producer, "enqueue" | "discard">;
+  /** Waits for the signing worker's createWallet jobs. */
+  results: Pick<ResultWaiter, "expect">;
+  /** How long the worker may take, from the enqueue to its answer. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * POST /wallet/create: the gateway holds no key-encryption key, so the signing worker generates,
+ * seals and stores the key (storeWallet, as `wallets create` does) and answers the address.
+ * A job not finished in time is removed unless a worker holds it already; the 500 then says the
+ * wallet may still appear, as a whole record (never one without its key).
+ */
+export function createCreateWalletService(deps: CreateWalletDeps) {
+  return {
+    create: async (request: CreateWalletRequest, context: RequestContext = {}): Promise<{ projectId: string; walletAddress: string }> => {
+      if (!(await deps.chains.findById(BigInt(request.chainId)))) {
+        throw new AppError("BAD_REQUEST", `chainId ${request.chainId} is not configured on this relay; an operator adds it with \`npm run relay -- chains add\``);
+      }
+      const payload = { v: 1 as const, projectId: request.projectId, walletId: randomUUID(), walletType: request.type ?? ("BROADCAST" as const), reqId: context.reqId };
+      // Waiting starts before the job exists, so a job that finishes at once cannot slip past.
+      const finished = deps.results.expect(jobIdOf("createWallet", payload), deps.timeoutMs) as Promise<{ walletId: string; address: string }>;
+      finished.catch(() => undefined);
+      const job = await deps.producer.enqueue("createWallet", payload);
+      try {
+        const result = await finished;
+        return { projectId: request.projectId, walletAddress: result.address };
+      } catch (e) {
+        await deps.producer.discard(job).catch(() => undefined);
+        deps.logger.warn({ err: e, projectId: request.projectId, walletId: payload.walletId }, "wallet creation not completed");
+        throw new AppError(
+          "INTERNAL",
+          `Wallet creation did not complete within ${deps.timeoutMs} ms. If the signing worker finished it after all, the wallet (id ${payload.walletId}) is listed by GET /wallet/project/${request.projectId}/wallets; otherwise nothing was stored.`,
+          { cause: e, details: { projectId: request.projectId } },
+        );
+      }
+    },
+  };
+}
+
+export type CreateWalletService = ReturnType<typeof createCreateWalletService>;

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { evmAddress, omittable, uuid } from "../http-schemas";
+
+/** Syndicate's wallet types; the relay's wallets are all BROADCAST (docs/syndicate.md, "Wallets"). */
+export const walletType = z.enum(["BROADCAST", "SIGNING", "CLUSTER_MANAGER"]).meta({ id: "WalletType" });
+
+const projectId = uuid("projectId must be a UUID").meta({ description: "Project id (UUID); must be the API key's project" });
+
+export const createWalletRequest = z
+  .strictObject({
+    projectId,
+    chainId: z
+      .number({ error: "chainId must be a number" })
+      .int("chainId must be an integer")
+      .positive("chainId must be positive")
+      .meta({ description: "A chain configured on this relay. The wallet signs on every configured chain; this one is checked to be one." }),
+    type: omittable(z.enum(["BROADCAST"], { error: "type must be BROADCAST (the only type this relay creates), or omitted" })).meta({
+      description: "BROADCAST, or omitted: the relay has no SIGNING or CLUSTER_MANAGER wallets",
+    }),
+  })
+  .meta({ id: "CreateWalletRequest" });
+
+export const createWalletResponse = z
+  .object({ projectId: z.uuid(), walletAddress: z.string().meta({ description: "Checksummed address of the new wallet" }) })
+  .meta({ id: "CreateWalletResponse" });
+
+export const toggleIsActiveRequest = z.strictObject({ projectId, walletAddress: evmAddress("walletAddress") }).meta({ id: "ToggleIsActiveRequest" });
+
+export const retireWalletRequest = z
+  .strictObject({
+    projectId,
+    walletAddress: evmAddress("walletAddress"),
+    gasRecipient: omittable(z.unknown()).meta({
+      description: "Not supported: the relay does not sweep a retired wallet's funds. Omit it (docs/wallets.md, \"Recovering a retired wallet's funds\").",
+    }),
+  })
+  .meta({ id: "RetireWalletRequest" });
+
+export const retireWalletResponse = z
+  .object({ projectId: z.uuid(), walletAddress: z.string(), transactionId: z.uuid().optional().meta({ description: "Never set: no sweep is sent" }) })
+  .meta({ id: "RetireWalletResponse" });
+
+export const walletsQuery = z.strictObject({
+  withData: z
+    .enum(["true", "false"], { error: "withData must be true or false" })
+    .optional()
+    .transform((v) => v === "true")
+    .meta({ description: "Also answer each row's balance and count of confirmed transactions" }),
+});
+
+export const walletResponse = z
+  .object({
+    walletId: z.uuid(),
+    walletAddress: z.string(),
+    chainId: z.number().int(),
+    nonce: z.number().int().meta({ description: "The next nonce the relay hands out for the wallet on this chain (0 before its first send there)" }),
+    isActive: z.boolean(),
+    projectId: z.uuid(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    walletType,
+    retiredAt: z.iso.datetime().nullable().meta({ description: "When the wallet was retired (relay field; Syndicate's SDK passes it through)" }),
+  })
+  .meta({ id: "Wallet" });
+
+export const walletWithDataResponse = walletResponse
+  .extend({
+    txCount: z.number().int().optional().meta({ description: "Transactions this wallet sent that are CONFIRMED on this chain (withData)" }),
+    balance: z
+      .string()
+      .optional()
+      .meta({ description: "Wei, as the relay last read it (withData); absent until the relay has read it (within a minute of the wallet's creation)" }),
+  })
+  .meta({ id: "WalletWithTxCountAndBalance" });
+
+export type CreateWalletRequest = z.output<typeof createWalletRequest>;

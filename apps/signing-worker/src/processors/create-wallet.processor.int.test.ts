@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import { createLogger } from "@relay/core";
+import { generateWalletKey, openWalletKey } from "@relay/custody";
+import { createDatabase, createPool, createWalletRepository } from "@relay/db";
+import { createProjectFixture, testDatabaseUrl, testKek } from "@relay/testing";
+import { createCreateWalletProcessor } from "./create-wallet.processor";
+
+describe("createWallet processor", () => {
+  const pool = createPool({ url: testDatabaseUrl() });
+  const db = createDatabase({ pool });
+  const kek = testKek();
+  const wallets = createWalletRepository(db);
+  const lines: string[] = [];
+  const logger = createLogger({
+    name: "test",
+    level: "info",
+    destination: new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  });
+  const keys: string[] = [];
+  const process = createCreateWalletProcessor({ wallets, newKey: () => generateWalletKey(kek) });
+  // Disconnecting the client ends its pool.
+  afterAll(() => db.$disconnect());
+
+  it("creates one wallet per job, sealed for its record, however often the job runs", async () => {
+    const project = await createProjectFixture(db, kek, { wallets: 0 });
+    const payload = { v: 1 as const, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST" as const };
+    const runs = await Promise.all([0, 1, 2].map(() => process(payload, { logger } as never)));
+    const first = runs[0] as { walletId: string; address: string };
+    expect(runs).toEqual([first, first, first]);
+    expect(Object.keys(first).sort()).toEqual(["address", "walletId"]);
+    expect(first.walletId).toBe(payload.walletId);
+
+    const listed = await wallets.listByProject(project.projectId);
+    expect(listed.map((w) => w.address)).toEqual([first.address]);
+    const stored = (await wallets.findWithKey(payload.walletId))!;
+    const signer = openWalletKey(kek, stored);
+    expect(signer.address).toBe(first.address);
+    keys.push(signer.privateKey.slice(2).toLowerCase());
+    // The log line names the wallet; nothing of its key.
+    expect(lines.join("")).toContain(first.address);
+    for (const key of keys) expect(lines.join("").toLowerCase()).not.toContain(key);
+  });
+
+  it("refuses a job whose walletId names another project's wallet", async () => {
+    const [mine, theirs] = [await createProjectFixture(db, kek, { wallets: 0 }), await createProjectFixture(db, kek)];
+    await expect(process({ v: 1, projectId: mine.projectId, walletId: theirs.wallets[0]!.id, walletType: "BROADCAST" }, { logger } as never)).rejects.toThrow(/belongs to another project/);
+    expect(await wallets.listByProject(mine.projectId)).toEqual([]);
+  });
+});
