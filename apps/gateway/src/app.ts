@@ -7,6 +7,7 @@ import {
   createMetricsRepository,
   createSignatureRepository,
   createTransactionRepository,
+  createTransactionReads,
   createTransactionSnapshots,
   createWalletRepository,
   type Database,
@@ -36,6 +37,7 @@ import { sendTransactionInternalError, transactionRoutes } from "./routes/transa
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
+import { transactionReadRoutes } from "./syndicate/transaction-reads.routes";
 
 export interface GatewayDeps {
   db: Database;
@@ -125,6 +127,8 @@ export function createApp(deps: GatewayDeps): Express {
       }),
     }),
   );
+
+  app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
 
   app.use(
     eventCallbackRoutes({
