@@ -55,7 +55,7 @@ export const READ_REQUEST = `
  * (any case) or a part of the function signature.
  */
 export const LIST_REQUESTS = `
-  WITH matching AS (
+  WITH matching AS NOT MATERIALIZED (
     SELECT t.project_id, t.id, t.created_at
       FROM transaction t
      WHERE t.project_id = $1 -- which transactions
@@ -74,7 +74,7 @@ export const LIST_REQUESTS = `
  * its wallet's address (any case) or its transaction id.
  */
 export const LIST_ATTEMPTS = `
-  WITH matching AS (
+  WITH matching AS NOT MATERIALIZED (
     SELECT a.id, a.project_id, a.transaction_id, a.created_at
       FROM transaction_attempt a
       JOIN transaction t ON t.project_id = a.project_id AND t.id = a.transaction_id
