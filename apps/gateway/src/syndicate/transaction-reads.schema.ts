@@ -22,14 +22,14 @@ const page = single("page", "a non-negative integer")
   .regex(/^\d{1,9}$/, "page must be a non-negative integer (0 is the first page)")
   .transform(Number)
   .optional()
-  .meta({ description: "Page number, 0 for the first (default 0)", example: "0" });
+  .meta({ description: "Page number, 0 for the first (default 0)", type: "integer", minimum: 0, example: 0 });
 
 const limit = single("limit", `an integer from 1 to ${MAX_PAGE_SIZE}`)
   .regex(/^\d{1,9}$/, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
   .transform(Number)
   .refine((n) => n >= 1 && n <= MAX_PAGE_SIZE, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`)
   .optional()
-  .meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, example: "10" });
+  .meta({ description: `Items per page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, example: 10 });
 
 const flag = (name: string, description: string) =>
   z
