@@ -100,6 +100,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET eventCallbacks", () => ({ method: "GET", path: `/webhook/project/${a.fixture.projectId}/eventCallbacks` })],
     ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
     ["DELETE eventCallback", () => ({ method: "DELETE", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[2]}` })],
+    ["GET Syndicate request", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/request/${a.transactionId}` })],
+    ["GET Syndicate requests", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/requests?page=0&limit=5&invalid=false` })],
+    ["GET Syndicate transactions", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/transactions?status=PENDING&status=CONFIRMED&reverted=false` })],
+    ["GET Syndicate transactionStats", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/transactionStats` })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -137,8 +141,14 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/transact/project/${A}/transactions/${b.transactionId}`, key),
       await call("DELETE", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}`, key),
       await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/rotateSecret`, key),
+      await call("GET", `/wallet/project/${A}/request/${b.transactionId}`, key),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+    // Nor does a list through A's path find B's transaction by its id.
+    for (const list of ["requests", "transactions"]) {
+      const found = await call("GET", `/wallet/project/${A}/${list}?search=${b.transactionId}`, key);
+      expect([list, found.status, found.body.total]).toEqual([list, 200, 0]);
+    }
     for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback) [0-9a-f-]+ in project ${A}$`));
     expect(await sealedSecret(b.callbackIds[0]!)).toBe(sealedBefore);
     const listed = await call("GET", `/webhook/project/${b.fixture.projectId}/eventCallbacks`, b.fixture.apiKey);
@@ -160,6 +170,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}`, key),
       // UUIDs are case-insensitive: B's id in upper case is still B's.
       await call("GET", `/transact/project/${B.toUpperCase()}/transactions/${b.transactionId}`, key),
+      await call("GET", `/wallet/project/${B}/request/${b.transactionId}`, key),
+      await call("GET", `/wallet/project/${B}/requests?search=${b.transactionId}`, key),
+      await call("GET", `/wallet/project/${B}/transactions`, key),
+      await call("GET", `/wallet/project/${B.toUpperCase()}/transactionStats`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);
