@@ -39,7 +39,7 @@ describe("Syndicate's transaction reads through the official SDK", () => {
   };
 
   beforeAll(async () => {
-    anvil = await startAnvil({ chainId: 31_018 });
+    anvil = await startAnvil({ chainId: 31_018, port: 18_101 });
     recorder = await deployRecorder(anvil.rpcUrl);
     provider = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     h = await startHarness("syndicate-reads");
@@ -216,6 +216,60 @@ describe("Syndicate's transaction reads through the official SDK", () => {
     }
     // Through the SDK, too.
     expect(await failure(sdk.wallet.getTransactionRequestsByProject(a.projectId, { limit: 0 }))).toEqual({ status: 400, body: { message: "limit must be an integer from 1 to 100" } });
+  });
+
+  it("a fee bump: while broadcast, the replaced attempt is ABANDONED and the newest PENDING; once mined, the replacement is CONFIRMED in its block", async () => {
+    // A node that mines only when told to, so the first attempt gets stuck and is replaced.
+    const stalled = await startAnvil({ chainId: 31_019, port: 18_102 });
+    const stalledRecorder = await deployRecorder(stalled.rpcUrl);
+    const rpc = new JsonRpcProvider(stalled.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    try {
+      await rpc.send("evm_setAutomine", [false]);
+      await addChain(h.db, stalled, { stuckAfterSeconds: 1 });
+      const c = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+      await fund(stalled.rpcUrl, c.wallets.map((w) => w.address));
+      const sdkC = new SyndicateClient({ token: c.apiKey });
+      const id = (
+        await sdkC.transact.sendTransaction({ projectId: c.projectId, chainId: stalled.chainId, contractAddress: stalledRecorder.address, functionSignature: SET_ORDER, args: { order: { id: "1", owner, flags: [] } } })
+      ).transactionId;
+      const deadline = Date.now() + 20_000;
+      let request = await sdkC.wallet.getTransactionRequest(c.projectId, id);
+      while ((request.transactionAttempts?.length ?? 0) < 2) {
+        if (Date.now() > deadline) throw new Error(`never replaced: ${JSON.stringify(request)}`);
+        await new Promise((r) => setTimeout(r, 100));
+        request = await sdkC.wallet.getTransactionRequest(c.projectId, id);
+      }
+      // `version` is in Syndicate's OpenAPI document, not in the SDK's type (which passes it through).
+      const version = (t: Syndicate.wallet.TransactionAttempt) => (t as Syndicate.wallet.TransactionAttempt & { version: number }).version;
+      const attempts = request.transactionAttempts!;
+      expect(attempts.map((t) => [t.status, version(t), t.block])).toEqual(attempts.map((_, i) => [i === attempts.length - 1 ? "PENDING" : "ABANDONED", i, 0]));
+      expect(new Set(attempts.map((t) => t.nonce)).size).toBe(1);
+      // A superseded attempt last changed when its replacement was made.
+      expect(attempts[0]!.updatedAt).toEqual(attempts[1]!.createdAt);
+      expect(await sdkC.wallet.getProjectTransactionStats(c.projectId)).toMatchObject({ numberOfSubmittedTransactions: 1, numberOfConfirmedTransactions: 0 });
+      const pending = await sdkC.wallet.getTransactionsByProject(c.projectId, { status: "PENDING" });
+      expect([pending.total, pending.transactionAttempts.map((t) => [t.transactionId, t.status])]).toEqual([1, [[id, "PENDING"]]]);
+      // The SDK's type for `status` lists its four values only; it sends any other as given.
+      const abandoned = await sdkC.wallet.getTransactionsByProject(c.projectId, { status: "ABANDONED" as Syndicate.wallet.TransactionStatus });
+      expect(abandoned.total).toBeGreaterThanOrEqual(1);
+      expect(abandoned.transactionAttempts.every((t) => t.status === ("ABANDONED" as string) && t.transactionId === id)).toBe(true);
+
+      await rpc.send("evm_mine", []);
+      await waitForStatus(h.baseUrl, c.apiKey, c.projectId, id);
+      const settledRequest = await sdkC.wallet.getTransactionRequest(c.projectId, id);
+      const mined = settledRequest.transactionAttempts!.filter((t) => t.status === "CONFIRMED");
+      expect(mined).toHaveLength(1);
+      const receipt = await rpc.getTransactionReceipt(mined[0]!.hash);
+      expect([receipt?.status, mined[0]!.block]).toEqual([1, receipt!.blockNumber]);
+      expect(settledRequest.transactionAttempts!.filter((t) => t !== mined[0]).map((t) => [t.status, t.block])).toEqual(
+        settledRequest.transactionAttempts!.slice(0, -1).map(() => ["ABANDONED", 0]),
+      );
+      expect(await sdkC.wallet.getProjectTransactionStats(c.projectId)).toMatchObject({ numberOfSubmittedTransactions: 0, numberOfConfirmedTransactions: 1 });
+    } finally {
+      rpc.destroy();
+      stalledRecorder.provider.destroy();
+      await stalled.stop();
+    }
   });
 
   it("every attempt status the relay answers passes the pinned SDK's response validation, PAUSED and ABANDONED (outside its enum) included", async () => {
