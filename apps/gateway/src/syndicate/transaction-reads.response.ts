@@ -40,6 +40,8 @@ function decoded(type: ParamType, value: JsonValue): JsonValue {
 
 /** The stored arguments keyed by parameter name (index when unnamed). */
 export function decodedData(functionSignature: string, args: JsonValue): Record<string, JsonValue> {
+  // Stored keyed already (not in parameter order): as it is.
+  if (args !== null && typeof args === "object" && !Array.isArray(args)) return args;
   const values = Array.isArray(args) ? args : [];
   const inputs = parseFunctionSignature(functionSignature).inputs;
   return Object.fromEntries(inputs.map((input, i) => [input.name || String(i), decoded(input, values[i] ?? null)]));
