@@ -1,7 +1,7 @@
 import { Router, type Request } from "express";
 import { z } from "zod";
 import { AppError } from "@relay/core";
-import type { Search, TransactionReads } from "@relay/db";
+import type { ReadSearch, TransactionReads } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds } from "../middleware/request-log";
 import { parseOr } from "../middleware/validate";
@@ -15,7 +15,7 @@ export interface TransactionReadRoutesDeps {
 }
 
 const UUID = z.uuid();
-const searchOf = (text: string | undefined): Search | undefined =>
+const searchOf = (text: string | undefined): ReadSearch | undefined =>
   text === undefined ? undefined : { text, uuid: UUID.safeParse(text).success ? text.toLowerCase() : null };
 
 const pagingOf = (q: { page?: number | undefined; limit?: number | undefined }) => {

@@ -42,12 +42,12 @@ export interface RequestReadRecord {
   attempts: AttemptReadRecord[];
 }
 
-export interface Paging {
+export interface ReadPaging {
   limit: number;
   offset: number;
 }
 
-export interface Search {
+export interface ReadSearch {
   text: string;
   /** The text as a UUID, lower-case, when it is one. */
   uuid: string | null;
@@ -102,8 +102,8 @@ export function createTransactionReads(sql: Sql) {
     /** Requests newest first; `statuses` narrows to those statuses. */
     listRequests: async (
       projectId: string,
-      filter: { statuses?: readonly TransactionStatus[] | undefined; search?: Search | undefined },
-      paging: Paging,
+      filter: { statuses?: readonly TransactionStatus[] | undefined; search?: ReadSearch | undefined },
+      paging: ReadPaging,
     ): Promise<{ total: number; requests: RequestReadRecord[] }> => {
       const params = [projectId, filter.statuses ?? null, filter.search?.text ?? null, filter.search?.uuid ?? null, paging.limit, paging.offset];
       const [row] = (await sql.query<{ total: number; requests: RequestJson[] }>({ name: "syndicate.listRequests", text: LIST_REQUESTS }, params)).rows;
@@ -113,8 +113,8 @@ export function createTransactionReads(sql: Sql) {
     /** Attempts newest first; `classes` narrows to attempts of those (transaction status, current?) pairs. */
     listAttempts: async (
       projectId: string,
-      filter: { classes?: readonly { status: TransactionStatus; current: boolean }[] | undefined; search?: Search | undefined },
-      paging: Paging,
+      filter: { classes?: readonly { status: TransactionStatus; current: boolean }[] | undefined; search?: ReadSearch | undefined },
+      paging: ReadPaging,
     ): Promise<{ total: number; attempts: AttemptReadRecord[] }> => {
       const classes = filter.classes?.map((c) => `${c.status}:${c.current}`) ?? null;
       const params = [projectId, classes, filter.search?.text ?? null, filter.search?.uuid ?? null, paging.limit, paging.offset];
