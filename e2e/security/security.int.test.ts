@@ -112,6 +112,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["POST createWallet", () => ({ method: "POST", path: "/wallet/create", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID } })],
     ["POST toggleIsActive", () => ({ method: "POST", path: "/wallet/toggleIsActive", body: { projectId: a.fixture.projectId, walletAddress: spare[0] } })],
     ["POST retireWallet", () => ({ method: "POST", path: "/wallet/retire", body: { projectId: a.fixture.projectId, walletAddress: spare[1] } })],
+    ["GET Syndicate request", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/request/${a.transactionId}` })],
+    ["GET Syndicate requests", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/requests?page=0&limit=5&invalid=false` })],
+    ["GET Syndicate transactions", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/transactions?status=PENDING&status=CONFIRMED&reverted=false` })],
+    ["GET Syndicate transactionStats", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/transactionStats` })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -149,8 +153,14 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/transact/project/${A}/transactions/${b.transactionId}`, key),
       await call("DELETE", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}`, key),
       await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/rotateSecret`, key),
+      await call("GET", `/wallet/project/${A}/request/${b.transactionId}`, key),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+    // Nor does a list through A's path find B's transaction by its id.
+    for (const list of ["requests", "transactions"]) {
+      const found = await call("GET", `/wallet/project/${A}/${list}?search=${b.transactionId}`, key);
+      expect([list, found.status, found.body.total]).toEqual([list, 200, 0]);
+    }
     for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback) [0-9a-f-]+ in project ${A}$`));
     expect(await sealedSecret(b.callbackIds[0]!)).toBe(sealedBefore);
     const listed = await call("GET", `/webhook/project/${b.fixture.projectId}/eventCallbacks`, b.fixture.apiKey);
@@ -194,6 +204,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("POST", "/wallet/retire", key, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
       // A body naming B is refused whatever else is wrong with it.
       await call("POST", "/wallet/retire", key, { projectId: B, walletAddress: "nonsense", gasRecipient: 1 }),
+      await call("GET", `/wallet/project/${B}/request/${b.transactionId}`, key),
+      await call("GET", `/wallet/project/${B}/requests?search=${b.transactionId}`, key),
+      await call("GET", `/wallet/project/${B}/transactions`, key),
+      await call("GET", `/wallet/project/${B.toUpperCase()}/transactionStats`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);

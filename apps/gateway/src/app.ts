@@ -8,6 +8,7 @@ import {
   createSignatureRepository,
   createTransactionRepository,
   createTopUpRepository,
+  createTransactionReads,
   createTransactionSnapshots,
   createWalletRepository,
   type Database,
@@ -39,6 +40,7 @@ import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
 import { syndicateWalletRoutes } from "./syndicate/wallets.routes";
+import { transactionReadRoutes } from "./syndicate/transaction-reads.routes";
 
 export interface GatewayDeps {
   db: Database;
@@ -132,6 +134,8 @@ export function createApp(deps: GatewayDeps): Express {
       }),
     }),
   );
+
+  app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
 
   app.use(
     eventCallbackRoutes({

@@ -24,6 +24,15 @@ import {
 } from "./routes/event-callbacks.schema";
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
 import { registerWalletPaths } from "./syndicate/wallets.openapi";
+import {
+  attemptsQuery,
+  requestParams,
+  requestsQuery,
+  syndicateTransactionResponse,
+  transactionAttemptsResponse,
+  transactionRequestsResponse,
+  transactionStatsResponse,
+} from "./syndicate/transaction-reads.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -109,6 +118,46 @@ export function buildOpenApiDocument(): object {
       400: json(errorBody, "projectId is not a UUID, or page or limit is not a whole number in range (the message names it)"),
       ...common,
     },
+  });
+
+  // Syndicate's transaction reads (docs/syndicate.md, "Transactions and their attempts").
+  const syndicateReads = "Syndicate's statuses, derived from the relay's (docs/syndicate.md)";
+  registry.registerPath({
+    method: "get",
+    path: "/wallet/project/{projectId}/request/{transactionId}",
+    summary: "Syndicate: a transaction request with its attempts (SDK wallet.getTransactionRequest)",
+    description: syndicateReads,
+    security: secured,
+    request: { params: requestParams },
+    responses: { 200: json(syndicateTransactionResponse, "The request"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+  const badQuery = json(errorBody, "The projectId is not a UUID, or a query parameter is wrong (the message names it)");
+  registry.registerPath({
+    method: "get",
+    path: "/wallet/project/{projectId}/requests",
+    summary: "Syndicate: the project's transaction requests, newest first, a page at a time (SDK wallet.getTransactionRequestsByProject)",
+    description: syndicateReads,
+    security: secured,
+    request: { params: projectIdParam, query: requestsQuery },
+    responses: { 200: json(transactionRequestsResponse, "A page of requests and the total of all pages"), 400: badQuery, ...common },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/wallet/project/{projectId}/transactions",
+    summary: "Syndicate: the project's transaction attempts, newest first, a page at a time (SDK wallet.getTransactionsByProject)",
+    description: syndicateReads,
+    security: secured,
+    request: { params: projectIdParam, query: attemptsQuery },
+    responses: { 200: json(transactionAttemptsResponse, "A page of attempts and the total of all pages"), 400: badQuery, ...common },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/wallet/project/{projectId}/transactionStats",
+    summary: "Syndicate: how many of the project's requests are confirmed, submitted, pending and failed (SDK wallet.getProjectTransactionStats)",
+    description: syndicateReads,
+    security: secured,
+    request: { params: projectIdParam },
+    responses: { 200: json(transactionStatsResponse, "The counts"), 400: badId, ...common },
   });
 
   const callbackBase = "/webhook/project/{projectId}";

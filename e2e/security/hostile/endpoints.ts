@@ -147,7 +147,21 @@ const query = fc.oneof(
 
 const pick = (ids: string[]) => fc.constantFrom(...ids);
 
-/** Every route of the gateway, and the number of cases each gets (12 200 in all). */
+/** Percent-encodes every UTF-8 byte (a lone surrogate becomes U+FFFD, as a client would send it). */
+const percent = (text: string) => [...Buffer.from(text, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
+
+/** Query strings of Syndicate's list routes: paging, search and a filter, valid or not, repeated or not. */
+function listQuery(world: World, flag: string, ...more: fc.Arbitrary<[string, string]>[]): fc.Arbitrary<string> {
+  const pair = fc.oneof(
+    fc.tuple(fc.constantFrom("page", "limit"), fc.oneof(fc.nat({ max: 200 }).map(String), fc.constantFrom("-1", "0", "1.5", "1e3", "", "99999999999", "0x10"), hostileString)),
+    fc.tuple(fc.constant("search"), fc.oneof(hostileString, pick(world.own.transactionIds), pick(world.other.transactionIds), fc.constant(world.own.wallet), fc.constant("x".repeat(1_025)))),
+    fc.tuple(fc.constant(flag), fc.oneof(fc.constantFrom("true", "false", "1", "TRUE", ""), hostileString)),
+    ...more,
+  );
+  return fc.array(pair, { maxLength: 4 }).map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([k, v]) => `${k}=${percent(v)}`).join("&")}`));
+}
+
+/** Every route of the gateway, and the number of cases each gets (13 800 in all). */
 export function endpoints(world: World): Endpoint[] {
   const { own, other } = world;
   const project = idSegment(fc.constantFrom(own.projectId, own.projectId, other.projectId));
@@ -203,6 +217,10 @@ export function endpoints(world: World): Endpoint[] {
     { name: "POST createWallet", runs: 300, method: "POST", documented: "/wallet/create", allowed: [200, 400], authenticated: true, path: fc.constant("/wallet/create"), body: { objects: createWallet, fields: ["projectId", "chainId", "type"] } },
     { name: "POST toggleIsActive", runs: 400, method: "POST", documented: "/wallet/toggleIsActive", allowed: [200, 400, 404], authenticated: true, path: fc.constant("/wallet/toggleIsActive"), body: { objects: walletChange({}), fields: ["projectId", "walletAddress"] } },
     { name: "POST retireWallet", runs: 400, method: "POST", documented: "/wallet/retire", allowed: [200, 400, 404], authenticated: true, path: fc.constant("/wallet/retire"), body: { objects: walletChange({ gasRecipient: { valid: fc.constant(undefined), bad: fc.oneof(address, hostileValue) } }), fields: ["projectId", "walletAddress", "gasRecipient"] } },
+    { name: "GET Syndicate request", runs: 400, method: "GET", documented: "/wallet/project/{projectId}/request/{transactionId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/wallet/project/${p}/request/${t}`) },
+    { name: "GET Syndicate requests", runs: 500, method: "GET", documented: "/wallet/project/{projectId}/requests", allowed: [200, 400], authenticated: true, path: fc.tuple(project, listQuery(world, "invalid")).map(([p, q]) => `/wallet/project/${p}/requests${q}`) },
+    { name: "GET Syndicate transactions", runs: 500, method: "GET", documented: "/wallet/project/{projectId}/transactions", allowed: [200, 400], authenticated: true, path: fc.tuple(project, listQuery(world, "reverted", fc.tuple(fc.constant("status"), fc.oneof(fc.constantFrom("PENDING", "PROCESSED", "SUBMITTED", "CONFIRMED", "PAUSED", "ABANDONED", "confirmed", "DONE", ""), hostileString)))).map(([p, q]) => `/wallet/project/${p}/transactions${q}`) },
+    { name: "GET Syndicate transactionStats", runs: 200, method: "GET", documented: "/wallet/project/{projectId}/transactionStats", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/transactionStats`) },
     { name: "GET /health, /ready, /openapi.json", runs: 600, method: "GET", allowed: [200, 400], authenticated: false, path: fc.constantFrom("/health", "/ready", "/openapi.json", "/health?x=%", "/ready?a[b][c]=1&a=2&__proto__[x]=1", "/openapi.json?" + "q=1&".repeat(500)) },
     {
       name: "unknown routes and path abuse",
