@@ -1,3 +1,4 @@
+import { READ_STATUSES } from "@relay/db";
 import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 import { ATTEMPT_STATUSES, attemptClasses, attemptStatus, statusesWithInvalid, SYNDICATE_STATUS, toStats } from "./syndicate-status";
 
@@ -5,6 +6,7 @@ import { ATTEMPT_STATUSES, attemptClasses, attemptStatus, statusesWithInvalid, S
 const DOCUMENTED = {
   PENDING: { invalid: false, current: "PENDING", reverted: false, block: false, stats: "Pending" },
   SUBMITTED: { invalid: false, current: "PENDING", reverted: false, block: false, stats: "Submitted" },
+  MINED: { invalid: false, current: "PROCESSED", reverted: false, block: true, stats: "Submitted" },
   CONFIRMED: { invalid: false, current: "CONFIRMED", reverted: false, block: true, stats: "Confirmed" },
   REVERTED: { invalid: false, current: "CONFIRMED", reverted: true, block: true, stats: "Failed" },
   INVALID: { invalid: true, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
@@ -12,12 +14,12 @@ const DOCUMENTED = {
   FAILED: { invalid: false, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
 } as const;
 
-test("every status of the lifecycle is mapped, and only those", () => {
-  expect(Object.keys(SYNDICATE_STATUS).sort()).toEqual([...TRANSACTION_STATUSES].sort());
-  expect(Object.keys(DOCUMENTED).sort()).toEqual([...TRANSACTION_STATUSES].sort());
+test("every status of the lifecycle is mapped, and a SUBMITTED one seen in a block (MINED), and only those", () => {
+  expect(Object.keys(SYNDICATE_STATUS).sort()).toEqual([...TRANSACTION_STATUSES, "MINED"].sort());
+  expect(Object.keys(DOCUMENTED).sort()).toEqual([...READ_STATUSES].sort());
 });
 
-test.each(TRANSACTION_STATUSES)("%s maps as docs/syndicate.md says", (status) => {
+test.each(READ_STATUSES)("%s maps as docs/syndicate.md says", (status) => {
   const view = SYNDICATE_STATUS[status];
   const doc = DOCUMENTED[status];
   expect({ invalid: view.invalid, current: view.current, reverted: view.reverted, block: view.mined, stats: view.stats }).toEqual(doc);
@@ -25,7 +27,7 @@ test.each(TRANSACTION_STATUSES)("%s maps as docs/syndicate.md says", (status) =>
 });
 
 test("a superseded attempt is ABANDONED whatever its transaction's status: never pending, never mined", () => {
-  for (const status of TRANSACTION_STATUSES) expect(attemptStatus(status, false)).toBe("ABANDONED");
+  for (const status of READ_STATUSES) expect(attemptStatus(status, false)).toBe("ABANDONED");
 });
 
 test("invalid is true exactly for INVALID requests", () => {
@@ -40,7 +42,7 @@ test("the attempt filters select the classes whose derived status and reverted f
     { status: "REVERTED", current: true },
   ]);
   expect(attemptClasses({ statuses: ["CONFIRMED"], reverted: false })).toEqual([{ status: "CONFIRMED", current: true }]);
-  expect(attemptClasses({ statuses: ["PROCESSED", "SUBMITTED"] })).toEqual([]);
+  expect(attemptClasses({ statuses: ["PROCESSED", "SUBMITTED"] })).toEqual([{ status: "MINED", current: true }]);
   const pendingOrPaused = attemptClasses({ statuses: ["PENDING", "PAUSED"] });
   expect(pendingOrPaused).toEqual([
     { status: "PENDING", current: true },
@@ -49,8 +51,8 @@ test("the attempt filters select the classes whose derived status and reverted f
   ]);
   // Every class lands in exactly one status.
   const all = ATTEMPT_STATUSES.flatMap((s) => attemptClasses({ statuses: [s] }));
-  expect(all).toHaveLength(TRANSACTION_STATUSES.length * 2);
-  expect(attemptClasses({ reverted: false })).toHaveLength(TRANSACTION_STATUSES.length * 2 - 1);
+  expect(all).toHaveLength(READ_STATUSES.length * 2);
+  expect(attemptClasses({ reverted: false })).toHaveLength(READ_STATUSES.length * 2 - 1);
 });
 
 test("the stats count every request in exactly one of the four numbers", () => {

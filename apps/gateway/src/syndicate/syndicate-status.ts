@@ -1,3 +1,4 @@
+import { READ_STATUSES, type ReadStatus } from "@relay/db";
 import { TRANSACTION_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 
 /**
@@ -40,9 +41,12 @@ export const SYNDICATE_STATUS = {
   // Taken, not yet broadcast (simulating, waiting for a nonce or for fees); an attempt may be
   // stored already, signed but not sent: Syndicate's PENDING is "signed and sent".
   PENDING: { invalid: false, current: "PENDING", reverted: false, mined: false, stats: "Pending" },
-  // Broadcast, waiting for its block and the chain's confirmations. Whether it is in a block yet
-  // is known to the tx-worker only, so PROCESSED/SUBMITTED are not claimed.
+  // Broadcast, not yet seen in a block: Syndicate's PENDING is "signed and sent to the chain".
   SUBMITTED: { invalid: false, current: "PENDING", reverted: false, mined: false, stats: "Submitted" },
+  // SUBMITTED, and its attempt is in a block short of the chain's confirmations: PROCESSED ("in a
+  // block"). Syndicate's SUBMITTED (some blocks deep) is not told apart: the chain's
+  // `confirmations` is the one depth the relay counts, and reaching it is CONFIRMED.
+  MINED: { invalid: false, current: "PROCESSED", reverted: false, mined: true, stats: "Submitted" },
   // Mined with the chain's `confirmations`: final for this relay.
   CONFIRMED: { invalid: false, current: "CONFIRMED", reverted: false, mined: true, stats: "Confirmed" },
   // Mined with the chain's confirmations, and failed on chain.
@@ -53,24 +57,24 @@ export const SYNDICATE_STATUS = {
   PAUSED: { invalid: false, current: "PAUSED", reverted: false, mined: false, stats: "Pending" },
   // The relay gave up (refused for good, or its nonce was used by something else).
   FAILED: { invalid: false, current: "ABANDONED", reverted: false, mined: false, stats: "Failed" },
-} as const satisfies { readonly [S in TransactionStatus]: SyndicateView };
+} as const satisfies { readonly [S in ReadStatus]: SyndicateView };
 
-export const syndicateView = (status: TransactionStatus): SyndicateView => SYNDICATE_STATUS[status];
+export const syndicateView = (status: ReadStatus): SyndicateView => SYNDICATE_STATUS[status];
 
 /** An attempt's Syndicate status from its transaction's status and whether it is current. */
-export const attemptStatus = (status: TransactionStatus, current: boolean): AttemptStatus => (current ? SYNDICATE_STATUS[status].current : SUPERSEDED);
+export const attemptStatus = (status: ReadStatus, current: boolean): AttemptStatus => (current ? SYNDICATE_STATUS[status].current : SUPERSEDED);
 
 /** Our statuses whose requests read `invalid: <invalid>`. */
 export const statusesWithInvalid = (invalid: boolean): TransactionStatus[] => TRANSACTION_STATUSES.filter((s) => SYNDICATE_STATUS[s].invalid === invalid);
 
 /** Which (our status, current?) pairs an attempt filter on Syndicate's status and `reverted` selects. */
 export interface AttemptClass {
-  status: TransactionStatus;
+  status: ReadStatus;
   current: boolean;
 }
 
 export function attemptClasses(filter: { statuses?: readonly AttemptStatus[] | undefined; reverted?: boolean | undefined }): AttemptClass[] {
-  const all = TRANSACTION_STATUSES.flatMap((status) => [true, false].map((current) => ({ status, current })));
+  const all = READ_STATUSES.flatMap((status) => [true, false].map((current) => ({ status, current })));
   return all.filter(({ status, current }) => {
     const view = SYNDICATE_STATUS[status];
     if (filter.statuses && !filter.statuses.includes(current ? view.current : SUPERSEDED)) return false;

@@ -66,13 +66,34 @@ export async function settleIfMined(
 ): Promise<RunAgain | "done" | null> {
   const { record: chain, view } = handle;
   const seen = await minedAttempt(view, attempts);
-  if (!seen) return null;
+  if (!seen) {
+    await noteMined(deps, tx, null);
+    return null;
+  }
   // One confirmation: mined is enough (undoing a block is what more confirmations guard against).
   if (chain.confirmations === 1) return settleMined(deps, handle, tx, seen, logger);
-  if ((await view.head()) - seen.receipt.blockNumber + 1 < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+  if ((await view.head()) - seen.receipt.blockNumber + 1 < chain.confirmations) {
+    await noteMined(deps, tx, seen);
+    return runAgainIn(chain.blockTimeMs);
+  }
   // Enough confirmations counted on a receipt read when its block was new: before calling it
   // final, ask the node where (and whether) our attempts are mined now. Moved: count from the
   // new block. Dropped: not mined (a replacement after the stuck time).
   const now = await freshlyMinedAttempt(view, attempts, seen.attempt);
-  return now ? settleMined(deps, handle, tx, now, logger) : null;
+  if (now) return settleMined(deps, handle, tx, now, logger);
+  await noteMined(deps, tx, null);
+  return null;
+}
+
+/**
+ * Records which attempt is in which block while its confirmations are counted (null: none is),
+ * when that differs from what the record says: Syndicate's reads answer PROCESSED from it.
+ */
+async function noteMined(deps: StepDeps, tx: BoundTransaction, seen: Mined | null): Promise<void> {
+  const hash = seen?.attempt.hash ?? null;
+  const block = seen ? BigInt(seen.receipt.blockNumber) : null;
+  if (tx.minedHash === hash && tx.minedBlockNumber === block) return;
+  await deps.transactions.noteMined(tx.projectId, tx.id, seen && { hash: seen.attempt.hash, blockNumber: BigInt(seen.receipt.blockNumber) });
+  tx.minedHash = hash;
+  tx.minedBlockNumber = block;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createBatcher, type BatcherOptions } from "@relay/core";
 import { assertCanMove, ERROR_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Sql } from "../client";
-import { MOVE_MANY } from "./transaction.sql";
+import { MOVE_MANY, NOTE_MINED } from "./transaction.sql";
 
 /** Columns a move may set with the status. A key left out keeps its value; null clears it. */
 export interface MoveFields {
@@ -73,6 +73,15 @@ export function createTransactionMoves(sql: Sql, coalesce?: BatcherOptions) {
     move: async (projectId: string, id: string, move: Move): Promise<boolean> => {
       assertCanMove(move.from, move.to);
       return moveOne({ projectId, id, move, eventId: randomUUID() });
+    },
+
+    /**
+     * Notes, on a SUBMITTED transaction, the attempt the tx-worker sees in a block before it has
+     * the chain's confirmations (null: none is, as after a reorganisation). Not a move: no status
+     * change, no event, and `updated_at` is left alone (the reconciler's clock).
+     */
+    noteMined: async (projectId: string, id: string, seen: { hash: string; blockNumber: bigint } | null): Promise<void> => {
+      await sql.query({ name: "transaction.noteMined", text: NOTE_MINED }, [projectId, id, seen?.hash ?? null, seen?.blockNumber.toString() ?? null]);
     },
   };
 }

@@ -1,7 +1,14 @@
-import type { TransactionStatus } from "@relay/lifecycle";
+import { TRANSACTION_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Sql } from "../client";
 import type { JsonValue } from "./transaction-record";
 import { COUNT_BY_STATUS, LIST_ATTEMPTS, LIST_REQUESTS, READ_REQUEST } from "./transaction-reads.sql";
+
+/**
+ * The status an attempt is read with: the transaction's, or MINED for a SUBMITTED transaction
+ * whose attempt the tx-worker has seen in a block, short of the chain's confirmations.
+ */
+export type ReadStatus = TransactionStatus | "MINED";
+export const READ_STATUSES: readonly ReadStatus[] = [...TRANSACTION_STATUSES, "MINED"];
 
 /** An attempt as the Syndicate-shaped reads need it: its own fields and its transaction's state. */
 export interface AttemptReadRecord {
@@ -13,8 +20,8 @@ export interface AttemptReadRecord {
   /** The signed transaction, 0x hex. */
   rawTransaction: string;
   createdAt: Date;
-  /** The transaction's status and block (the block of its mined attempt). */
-  status: TransactionStatus;
+  /** The transaction's status (MINED: in a block, being confirmed) and the block of its mined attempt. */
+  status: ReadStatus;
   blockNumber: bigint | null;
   transactionUpdatedAt: Date;
   /** Carries the transaction's status: the mined attempt, or the newest while none is mined. */
@@ -113,7 +120,7 @@ export function createTransactionReads(sql: Sql) {
     /** Attempts newest first; `classes` narrows to attempts of those (transaction status, current?) pairs. */
     listAttempts: async (
       projectId: string,
-      filter: { classes?: readonly { status: TransactionStatus; current: boolean }[] | undefined; search?: ReadSearch | undefined },
+      filter: { classes?: readonly { status: ReadStatus; current: boolean }[] | undefined; search?: ReadSearch | undefined },
       paging: ReadPaging,
     ): Promise<{ total: number; attempts: AttemptReadRecord[] }> => {
       const classes = filter.classes?.map((c) => `${c.status}:${c.current}`) ?? null;

@@ -9,13 +9,21 @@
 
 /**
  * Whether attempt `a` of transaction `t` is current (carries the transaction's status): the mined
- * one once the transaction has a block, else the newest of its attempts.
+ * one once the transaction has a block (final, or seen while its confirmations are counted), else
+ * the newest of its attempts.
  */
 const CURRENT = `
   CASE WHEN t.block_number IS NOT NULL THEN a.hash = t.hash
+       WHEN t.mined_hash IS NOT NULL THEN a.hash = t.mined_hash
        ELSE NOT EXISTS (SELECT 1 FROM transaction_attempt n
                          WHERE n.project_id = a.project_id AND n.transaction_id = a.transaction_id
                            AND (n.created_at, n.id) > (a.created_at, a.id)) END`;
+
+/**
+ * The status an attempt's reads go by (ReadStatus): the transaction's, or MINED for a SUBMITTED
+ * one whose attempt is in a block short of the chain's confirmations.
+ */
+const READ_STATUS = `(CASE WHEN t.status = 'SUBMITTED' AND t.mined_hash IS NOT NULL THEN 'MINED' ELSE t.status::text END)`;
 
 /**
  * One attempt as JSON, for alias `a` of transaction `t`: its position among the transaction's
@@ -25,7 +33,7 @@ const ATTEMPT_JSON = `
   json_build_object(
     'transactionId', a.transaction_id, 'hash', a.hash, 'chainId', a.chain_id::text, 'fromAddress', a.from_address,
     'nonce', a.nonce::text, 'rawTransaction', '0x' || encode(a.raw_transaction, 'hex'), 'createdAt', a.created_at,
-    'status', t.status, 'blockNumber', t.block_number::text, 'transactionUpdatedAt', t.updated_at,
+    'status', ${READ_STATUS}, 'blockNumber', coalesce(t.block_number, t.mined_block_number)::text, 'transactionUpdatedAt', t.updated_at,
     'current', ${CURRENT},
     'version', (SELECT count(*) FROM transaction_attempt o
                  WHERE o.project_id = a.project_id AND o.transaction_id = a.transaction_id AND (o.created_at, o.id) < (a.created_at, a.id)),
@@ -80,7 +88,7 @@ export const LIST_ATTEMPTS = `
       JOIN transaction t ON t.project_id = a.project_id AND t.id = a.transaction_id
      WHERE a.project_id = $1 AND t.kind = 'CALL' -- which transactions: contract calls, not top-ups
        AND ($3::text IS NULL OR a.hash = lower($3) OR lower(a.from_address) = lower($3) OR a.transaction_id = $4::uuid)
-       AND ($2::text[] IS NULL OR (t.status::text || ':' || (${CURRENT})::text) = ANY($2))
+       AND ($2::text[] IS NULL OR (${READ_STATUS} || ':' || (${CURRENT})::text) = ANY($2))
   ), page AS (
     SELECT * FROM matching ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6
   )

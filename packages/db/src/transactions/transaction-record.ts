@@ -20,6 +20,9 @@ export interface TransactionRecord {
   /** Hash of the latest attempt. */
   hash: string | null;
   blockNumber: bigint | null;
+  /** SUBMITTED, not yet final: the attempt seen in a block, and that block (noteMined). */
+  minedHash: string | null;
+  minedBlockNumber: bigint | null;
   /** Why it is INVALID, PAUSED, REVERTED or FAILED. */
   error: string | null;
   createdAt: Date;
@@ -37,7 +40,8 @@ export const TRANSACTION_COLUMNS = `
   t.project_id AS "projectId", t.id, t.chain_id::text AS "chainId", t.contract_address AS "contractAddress",
   t.function_signature AS "functionSignature", t.args, t.calldata, t.value_wei::text AS "valueWei", t.status,
   t.from_address AS "fromAddress", t.nonce::text AS nonce, t.gas_limit::text AS "gasLimit", t.hash,
-  t.block_number::text AS "blockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind`;
+  t.block_number::text AS "blockNumber", t.mined_hash AS "minedHash",
+  t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind`;
 
 export interface TransactionRow {
   projectId: string;
@@ -54,6 +58,8 @@ export interface TransactionRow {
   gasLimit: string | null;
   hash: string | null;
   blockNumber: string | null;
+  minedHash: string | null;
+  minedBlockNumber: string | null;
   error: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -78,6 +84,8 @@ export const toTransaction = (row: TransactionRow): TransactionRecord => ({
   gasLimit: optionalBigInt(row.gasLimit),
   hash: row.hash,
   blockNumber: optionalBigInt(row.blockNumber),
+  minedHash: row.minedHash,
+  minedBlockNumber: optionalBigInt(row.minedBlockNumber),
   error: row.error,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,

@@ -181,3 +181,9 @@ export const CALLS_AHEAD = `
    WHERE t.chain_id = $1 AND t.from_address = $2 AND t.nonce >= $3 AND ($4::bigint IS NULL OR t.nonce < $4)
      AND t.status NOT IN ('INVALID', 'FAILED') AND NOT (t.project_id = $5 AND t.id = $6)
    ORDER BY t.nonce`;
+
+/** $1 project, $2 id, $3 hash, $4 block (both null: none mined): only while SUBMITTED, only a change. */
+export const NOTE_MINED = `
+  UPDATE transaction SET mined_hash = $3, mined_block_number = $4::bigint
+   WHERE project_id = $1 AND id = $2 AND status = 'SUBMITTED'
+     AND (mined_hash IS DISTINCT FROM $3 OR mined_block_number IS DISTINCT FROM $4::bigint)`;
