@@ -36,6 +36,7 @@ import { sendTransactionInternalError, transactionRoutes } from "./routes/transa
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
+import { syndicateSigningRoutes } from "./syndicate/signing.routes";
 
 export interface GatewayDeps {
   db: Database;
@@ -96,18 +97,15 @@ export function createApp(deps: GatewayDeps): Express {
       rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
     ),
   );
-  app.use(
-    personalSignRoutes({
-      signatures,
-      personalSign: createPersonalSignService({
-        wallets: createWalletRepository(db),
-        signatures,
-        batches: createSignBatches({ producer: deps.producer, results: deps.signResults, timeoutMs: settings.signTimeoutMs }),
-        timeoutMs: settings.signTimeoutMs,
-        logger: deps.logger,
-      }),
-    }),
-  );
+  const personalSign = createPersonalSignService({
+    wallets: createWalletRepository(db),
+    signatures,
+    batches: createSignBatches({ producer: deps.producer, results: deps.signResults, timeoutMs: settings.signTimeoutMs }),
+    timeoutMs: settings.signTimeoutMs,
+    logger: deps.logger,
+  });
+  app.use(personalSignRoutes({ signatures, personalSign }));
+  app.use(syndicateSigningRoutes({ signatures, personalSign }));
 
   // Concurrent sendTransaction requests share their INSERT statement and its commit.
   const transactions = createTransactionRepository({ sql: deps.sql, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });

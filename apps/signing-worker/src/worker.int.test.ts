@@ -24,7 +24,8 @@ describe("signing worker", () => {
   const logger = createLogger({ name: "test", level: "silent" });
   let worker: WorkerGroup | undefined;
 
-  const startWorker = async (signer: Pick<Signer, "signMessage">) => {
+  const startWorker = async (personal: Pick<Signer, "signMessage"> & Partial<Pick<Signer, "signTypedData">>) => {
+    const signer = { signTypedData: () => Promise.reject(new Error("no typed data in this test")), ...personal };
     worker = createSigningWorker({ sql: pool, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
     await worker.ready();
   };

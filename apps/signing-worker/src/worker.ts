@@ -9,7 +9,7 @@ import { createSweepSignaturesProcessor } from "./processors/sweep-signatures.pr
 export interface SigningWorkerDeps {
   sql: Sql;
   redis: Redis;
-  signer: Pick<Signer, "signMessage">;
+  signer: Pick<Signer, "signMessage" | "signTypedData">;
   logger: Logger;
   queuePrefix: string;
   concurrency: number;

@@ -11,10 +11,16 @@ import { createHash } from "node:crypto";
 export interface SignatureContent {
   walletId: string;
   message: Uint8Array;
+  /** What `message` is: an EIP-191 message (when absent) or EIP-712 typed data as JSON text. */
+  kind?: SignatureKind | undefined;
 }
 
+export type SignatureKind = "PERSONAL" | "TYPED_DATA";
+
+export const kindOf = (content: SignatureContent): SignatureKind => content.kind ?? "PERSONAL";
+
 export const sameContent = (a: SignatureContent, b: SignatureContent): boolean =>
-  a.walletId === b.walletId && Buffer.compare(a.message, b.message) === 0;
+  a.walletId === b.walletId && kindOf(a) === kindOf(b) && Buffer.compare(a.message, b.message) === 0;
 
 /** The message's SHA-256, hex: how a signing worker's answer names what it signed without carrying the message. */
 export const messageDigest = (message: Uint8Array): string => createHash("sha256").update(message).digest("hex");
