@@ -1,8 +1,10 @@
 import { AppError } from "@relay/core";
-import { sameContent, type SignatureKind, type SignatureRepository } from "@relay/db";
+import type { SignatureRepository } from "@relay/db";
 
 /** How often the insert is tried again when the record it conflicted with is gone by the time it is read. */
 const MAX_TRIES = 3;
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
 
 /** `waitedMs`: how long the earlier request still PENDING has waited, in the database's time. */
 export type Claim = { kind: "new" } | { kind: "signed"; signature: string } | { kind: "pending"; waitedMs: number };
@@ -34,14 +36,14 @@ const insert = async (signatures: Pick<SignatureRepository, "insertPending">, re
  */
 export async function claimSignatureId(
   signatures: Pick<SignatureRepository, "insertPending" | "findById">,
-  request: { id: string; projectId: string; walletId: string; message: Uint8Array; kind?: SignatureKind | undefined },
+  request: { id: string; projectId: string; walletId: string; message: Uint8Array },
 ): Promise<Claim> {
   for (let tries = 1; ; tries++) {
     if (await insert(signatures, request)) return { kind: "new" };
     const existing = await signatures.findById(request.projectId, request.id);
     if (existing) {
-      if (!sameContent(existing, request)) {
-        throw new AppError("SIGNATURE_ERROR", `signatureId ${request.id} was already used for another signer or message (or a signature of the other kind); omit it or send a new UUID`);
+      if (existing.walletId !== request.walletId || !sameBytes(existing.message, request.message)) {
+        throw new AppError("SIGNATURE_ERROR", `signatureId ${request.id} was already used for another signer or message; omit it or send a new UUID`);
       }
       if (existing.status === "SIGNED" && existing.signature) return { kind: "signed", signature: existing.signature };
       return { kind: "pending", waitedMs: Math.max(0, existing.readAt.getTime() - existing.createdAt.getTime()) };

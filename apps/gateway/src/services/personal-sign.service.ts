@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { recoverAddress } from "ethers";
 import { AppError, isAppError, type Logger } from "@relay/core";
 import { checkTypedData } from "@relay/chain";
-import { kindOf, messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
+import { kindOf, messageDigest, sameContent, typedDataMessage, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
 import type { SignTypedDataRequest, SignTypedDataResponse } from "../syndicate/signing.schema";
 import type { RequestContext } from "./request-context";
@@ -86,7 +86,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
    */
   const ownSignature = async (key: SignatureKey, content: SignatureContent, result: SignOutcome & { outcome: "signed" }): Promise<string | undefined> => {
     if (result.walletId === undefined || result.messageSha256 === undefined) return storedSignature(key, content);
-    const same = result.walletId === content.walletId && (result.kind ?? "PERSONAL") === kindOf(content) && result.messageSha256 === messageDigest(content.message);
+    const same = result.walletId === content.walletId && (result.kind ?? "PERSONAL") === kindOf(content.message) && result.messageSha256 === messageDigest(content.message);
     return same ? result.signature : undefined;
   };
 
@@ -100,7 +100,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     const signatureId = key.id;
     let failure: unknown;
     try {
-      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId, signWithinMs, kindOf(content));
+      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId, signWithinMs, kindOf(content.message));
       if (result.outcome === "signed") {
         const signature = await ownSignature(key, content, result);
         if (signature) return respond(signature);
@@ -123,7 +123,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
       const signature = await storedSignature(key, content);
       if (signature) return respond(signature);
     }
-    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId, kind: kindOf(content) }, "signing not completed");
+    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId, kind: kindOf(content.message) }, "signing not completed");
     const timedOut = isAppError(failure) && failure.code === "TIMEOUT";
     throw new AppError(
       "INTERNAL",
@@ -166,7 +166,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
 
     /**
      * EIP-712 (Syndicate's signTypedData): the typed data is checked (a 400 naming the field) and
-     * stored as its JSON text in a TYPED_DATA record; the signing worker signs its digest. The
+     * stored as its JSON text, marked as typed data (signature-content.ts); the signing worker signs its digest. The
      * answer's signature is checked to recover to the signer before it is given: a signing worker
      * older than typed data would have signed the text as a personal message.
      */
@@ -175,7 +175,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
       const { digest } = checkTypedData(typedData);
       const wallet = await walletOf(projectId, request.signerAddress);
       const key = { projectId, id: request.signatureId ?? randomUUID() };
-      const content = { walletId: wallet.id, message: encoder.encode(JSON.stringify(typedData)), kind: "TYPED_DATA" as const };
+      const content = { walletId: wallet.id, message: typedDataMessage(JSON.stringify(typedData)) };
       return signStored(key, content, context, (signature) => {
         if (!recoversTo(digest, signature, request.signerAddress)) {
           throw new AppError("INTERNAL", "the signing worker's signature does not recover to the signer; upgrade the signing workers before the gateways (docs/operations.md)");

@@ -1,11 +1,11 @@
-import type { SignatureWithSigner } from "@relay/db";
+import { typedDataText, type SignatureWithSigner } from "@relay/db";
 import type { TypedData } from "@relay/chain";
 import type { z } from "zod";
 import type { messageSignature, typedSignature } from "./signing.schema";
 
 /** A SIGNED typed-data record as Syndicate's Signature: the typed data as it was sent, from its stored JSON text. */
 export function typedSignatureOf(record: SignatureWithSigner): z.output<typeof typedSignature> {
-  const data = JSON.parse(Buffer.from(record.message).toString("utf8")) as TypedData;
+  const data = JSON.parse(typedDataText(record.message)) as TypedData;
   return {
     signatureId: record.id,
     projectId: record.projectId,

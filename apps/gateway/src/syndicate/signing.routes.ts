@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Router, type Request, type Response } from "express";
 import { AppError } from "@relay/core";
-import type { SignatureKind, SignatureRepository, SignatureWithSigner } from "@relay/db";
+import { kindOf, type SignatureKind, type SignatureRepository, type SignatureWithSigner } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds, requestIdOf } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
@@ -39,7 +39,7 @@ export function syndicateSigningRoutes(deps: SyndicateSigningRoutesDeps): Router
     linkLogIds(res, { signatureId });
     assertProjectAccess(principalOf(res.locals), projectId);
     const record = await deps.signatures.findById(projectId, signatureId);
-    if (!record || record.kind !== kind || record.status !== "SIGNED") {
+    if (!record || kindOf(record.message) !== kind || record.status !== "SIGNED") {
       const what = kind === "TYPED_DATA" ? "typed-data signature" : "personal signature";
       throw new AppError("NOT_FOUND", `No ${what} ${signatureId} in project ${projectId}`);
     }
@@ -59,4 +59,4 @@ export function syndicateSigningRoutes(deps: SyndicateSigningRoutesDeps): Router
   return router;
 }
 
-const present = (record: SignatureWithSigner) => (record.kind === "TYPED_DATA" ? typedSignatureOf(record) : messageSignatureOf(record, decodeMessage(record.message)));
+const present = (record: SignatureWithSigner) => (kindOf(record.message) === "TYPED_DATA" ? typedSignatureOf(record) : messageSignatureOf(record, decodeMessage(record.message)));

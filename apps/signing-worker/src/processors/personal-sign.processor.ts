@@ -1,6 +1,6 @@
 import { AppError, isAppError, toError, type Logger } from "@relay/core";
 import type { TypedData } from "@relay/chain";
-import { kindOf, messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureKind, type SignatureRepository, type SigningInput } from "@relay/db";
+import { kindOf, messageDigest, sameContent, typedDataText, type SignatureContent, type SignatureKey, type SignatureKind, type SignatureRepository, type SigningInput } from "@relay/db";
 import type { Signer } from "@relay/custody";
 import type { JobPayload, Processor } from "@relay/queue";
 
@@ -45,7 +45,7 @@ async function signOne(deps: PersonalSignDeps, key: Signable, logger: Logger): P
     logger.info({ projectId: key.projectId, signatureId: key.id }, "signature request no longer exists; skipped");
     return { outcome: "gone" };
   }
-  if (record.kind !== (key.kind ?? "PERSONAL")) {
+  if (kindOf(record.message) !== (key.kind ?? "PERSONAL")) {
     logger.info({ projectId: key.projectId, signatureId: key.id }, "signature request under this id is of another kind; skipped");
     return { outcome: "gone" };
   }
@@ -63,10 +63,10 @@ async function signOne(deps: PersonalSignDeps, key: Signable, logger: Logger): P
 
 /** EIP-191 over a personal message's bytes, or EIP-712 over typed data stored as its JSON text. */
 async function signRecord(deps: PersonalSignDeps, record: SigningInput): Promise<string> {
-  if (record.kind === "PERSONAL") return deps.signer.signMessage(record.walletId, record.message);
+  if (kindOf(record.message) === "PERSONAL") return deps.signer.signMessage(record.walletId, record.message);
   let data: TypedData;
   try {
-    data = JSON.parse(Buffer.from(record.message).toString("utf8")) as TypedData;
+    data = JSON.parse(typedDataText(record.message)) as TypedData;
   } catch (e) {
     throw new AppError("INTERNAL", "the stored typed data is not JSON", { cause: e });
   }
@@ -78,7 +78,7 @@ const signed = (signature: string, content: SignatureContent): PersonalSignResul
   signature,
   walletId: content.walletId,
   messageSha256: messageDigest(content.message),
-  ...(kindOf(content) === "TYPED_DATA" ? { kind: "TYPED_DATA" as const } : {}),
+  ...(kindOf(content.message) === "TYPED_DATA" ? { kind: "TYPED_DATA" as const } : {}),
 });
 
 /** A record a job names, its kind, and how long after its insert it may be signed (no limit: jobs of earlier gateways). */

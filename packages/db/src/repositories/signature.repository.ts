@@ -1,6 +1,6 @@
 import { createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
-import { kindOf, type SignatureContent, type SignatureKind } from "./signature-content";
+import { TYPED_DATA_MARK, type SignatureContent, type SignatureKind } from "./signature-content";
 
 /**
  * Signature records, in hand-written SQL: personal_sign is the hottest path of the service and
@@ -16,7 +16,6 @@ export interface SignatureRecord {
   projectId: string;
   walletId: string;
   message: Uint8Array;
-  kind: SignatureKind;
   status: SignatureStatus;
   signature: string | null;
   createdAt: Date;
@@ -38,13 +37,12 @@ export interface SignatureWithSigner extends SignatureRecord {
 export interface SigningInput {
   status: SignatureStatus;
   message: Uint8Array;
-  kind: SignatureKind;
   signature: string | null;
   walletId: string;
 }
 
 const SELECT_WITH_SIGNER = `
-  SELECT s.id, s.project_id AS "projectId", s.wallet_id AS "walletId", s.message, s.kind, s.status, s.signature,
+  SELECT s.id, s.project_id AS "projectId", s.wallet_id AS "walletId", s.message, s.status, s.signature,
          s.created_at AS "createdAt", s.signed_at AS "signedAt", w.address AS "signerAddress", now() AS "readAt"
     FROM signature s JOIN wallet w ON w.id = s.wallet_id`;
 
@@ -69,8 +67,6 @@ export interface NewSignatureRequest {
   projectId: string;
   walletId: string;
   message: Uint8Array;
-  /** PERSONAL when absent. */
-  kind?: SignatureKind | undefined;
 }
 
 const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
@@ -100,17 +96,11 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     const result = await sql.query<SignatureKey>(
       {
         name: "signature.insertManyPending",
-        text: `INSERT INTO signature (id, project_id, wallet_id, message, kind)
-               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[], $5::"SignatureKind"[])
+        text: `INSERT INTO signature (id, project_id, wallet_id, message)
+               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[])
                ON CONFLICT DO NOTHING RETURNING project_id AS "projectId", id`,
       },
-      [
-        requests.map((r) => r.id),
-        requests.map((r) => r.projectId),
-        requests.map((r) => r.walletId),
-        requests.map((r) => bytes(r.message)),
-        requests.map((r) => kindOf(r)),
-      ],
+      [requests.map((r) => r.id), requests.map((r) => r.projectId), requests.map((r) => r.walletId), requests.map((r) => bytes(r.message))],
     );
     return firstOccurrences(requests, result.rows);
   };
@@ -119,7 +109,7 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     const result = await sql.query<SigningInput & SignatureKey>(
       {
         name: "signature.findManyForSigning",
-        text: `SELECT s.project_id AS "projectId", s.id, s.status, s.message, s.kind, s.signature, s.wallet_id AS "walletId"
+        text: `SELECT s.project_id AS "projectId", s.id, s.status, s.message, s.signature, s.wallet_id AS "walletId"
                  FROM signature s JOIN unnest($1::uuid[], $2::uuid[]) AS k(project_id, id) ON s.project_id = k.project_id AND s.id = k.id`,
       },
       [keys.map((k) => k.projectId), keys.map((k) => k.id)],
@@ -138,8 +128,8 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
       {
         name: "signature.markManySigned",
         text: `UPDATE signature s SET status = 'SIGNED', signature = i.signature, signed_at = now()
-                 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bytea[], $6::int[], $7::"SignatureKind"[]) AS i(project_id, id, signature, wallet_id, message, within_ms, kind)
-                WHERE s.project_id = i.project_id AND s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message AND s.kind = i.kind
+                 FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::bytea[], $6::int[]) AS i(project_id, id, signature, wallet_id, message, within_ms)
+                WHERE s.project_id = i.project_id AND s.id = i.id AND s.status = 'PENDING' AND s.wallet_id = i.wallet_id AND s.message = i.message
                   AND (i.within_ms IS NULL OR now() <= s.created_at + i.within_ms * interval '1 millisecond')
                RETURNING s.project_id AS "projectId", s.id`,
       },
@@ -150,7 +140,6 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
         items.map((i) => i.walletId),
         items.map((i) => bytes(i.message)),
         items.map((i) => i.signWithinMs ?? null),
-        items.map((i) => kindOf(i)),
       ],
     );
     return firstOccurrences(items, result.rows);
@@ -175,12 +164,16 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
       ]);
       return result.rows[0] ?? null;
     },
-    /** A page of the project's SIGNED records of one kind, newest first (PENDING ones are requests still waiting, not signatures). */
+    /**
+     * A page of the project's SIGNED records of one kind (signature-content.ts: the message's
+     * first byte), newest first. PENDING records are requests still waiting, not signatures.
+     */
     listSigned: async (projectId: string, { kind, page, limit }: SignaturePageQuery): Promise<SignatureWithSigner[]> => {
       const result = await sql.query<SignatureWithSigner>(
-        `${SELECT_WITH_SIGNER} WHERE s.project_id = $1 AND s.kind = $2::"SignatureKind" AND s.status = 'SIGNED'
-          ORDER BY s.created_at DESC, s.id DESC LIMIT $3 OFFSET $4`,
-        [projectId, kind, limit, page * limit],
+        `${SELECT_WITH_SIGNER}
+          WHERE s.project_id = $1 AND s.status = 'SIGNED' AND (substring(s.message from 1 for 1) = $2::bytea) = $3
+          ORDER BY s.created_at DESC, s.id DESC LIMIT $4 OFFSET $5`,
+        [projectId, Buffer.from([TYPED_DATA_MARK]), kind === "TYPED_DATA", limit, page * limit],
       );
       return result.rows;
     },
@@ -202,16 +195,18 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
      * `signWithinMs`, when more than that has passed since its insert (its gateway has answered).
      */
     markSigned: (key: SignatureKey, signature: string, signed: SignatureContent, signWithinMs?: number): Promise<boolean> =>
-      markOne({ projectId: key.projectId, id: key.id, signature, walletId: signed.walletId, message: signed.message, kind: signed.kind, signWithinMs }),
+      markOne({ projectId: key.projectId, id: key.id, signature, walletId: signed.walletId, message: signed.message, signWithinMs }),
     /**
      * Removes a request that could not be signed, so nothing half-written remains: the PENDING
      * record under `key` with this content only, never a newer request's that took the key since.
      */
     deletePending: async (key: SignatureKey, content: SignatureContent): Promise<boolean> => {
-      const result = await sql.query(
-        `DELETE FROM signature WHERE project_id = $1 AND id = $2 AND status = 'PENDING' AND wallet_id = $3 AND message = $4 AND kind = $5::"SignatureKind"`,
-        [key.projectId, key.id, content.walletId, bytes(content.message), kindOf(content)],
-      );
+      const result = await sql.query(`DELETE FROM signature WHERE project_id = $1 AND id = $2 AND status = 'PENDING' AND wallet_id = $3 AND message = $4`, [
+        key.projectId,
+        key.id,
+        content.walletId,
+        bytes(content.message),
+      ]);
       return result.rowCount === 1;
     },
     deletePendingOlderThan: async (cutoff: Date): Promise<number> => {
