@@ -37,6 +37,8 @@ import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
 import { syndicateSigningRoutes } from "./syndicate/signing.routes";
+import { callRoutes } from "./syndicate/call.routes";
+import { createChainReader } from "./services/chain-reader";
 
 export interface GatewayDeps {
   db: Database;
@@ -53,6 +55,8 @@ export interface GatewayDeps {
   settings: {
     bodyLimitBytes: number;
     signTimeoutMs: number;
+    /** How long POST /transact/call waits for the chain's RPC endpoints (default 5 s). */
+    callTimeoutMs?: number;
     rateLimitPerMinute: number;
     authCacheTtlMs: number;
     queuePrefix: string;
@@ -123,6 +127,8 @@ export function createApp(deps: GatewayDeps): Express {
       }),
     }),
   );
+
+  app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 
   app.use(
     eventCallbackRoutes({
