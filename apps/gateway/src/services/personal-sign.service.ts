@@ -123,7 +123,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
       const signature = await storedSignature(key, content);
       if (signature) return respond(signature);
     }
-    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId, kind: kindOf(content.message) }, "signing not completed");
+    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId }, kindOf(content.message) === "PERSONAL" ? "personal sign not completed" : "typed-data sign not completed");
     const timedOut = isAppError(failure) && failure.code === "TIMEOUT";
     throw new AppError(
       "INTERNAL",
