@@ -85,6 +85,17 @@ describe("Syndicate's typed-data signing and signature reads", () => {
     expect(verifyMessage(JSON.stringify(body.message), signature)).not.toBe(signer);
   });
 
+  it("takes an integer literal past 2^53 exactly, and answers it as a decimal string", async () => {
+    const signer = project.wallets[0]!.address;
+    const max = "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    const body = permit(signer);
+    const raw = JSON.stringify({ ...body, message: { ...body.message, value: "MAX" } }).replace('"MAX"', max);
+    const res = await post(h.baseUrl, signPath(project.projectId), raw, project.apiKey, true);
+    expect(res.status).toBe(200);
+    expect((res.body.message as Record<string, unknown>).value).toBe(max);
+    expect(verifyTypedData(body.domain, body.types, { ...body.message, value: max }, res.body.signature as string)).toBe(signer);
+  });
+
   it("answers the stored signature for a repeated signatureId, and a 400 for that id with other typed data", async () => {
     const signatureId = randomUUID();
     const body = { ...mail(project.wallets[1]!.address), signatureId };

@@ -171,8 +171,11 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
      * older than typed data would have signed the text as a personal message.
      */
     signTypedData: async (projectId: string, request: SignTypedDataRequest, context: RequestContext = {}): Promise<SignTypedDataResponse> => {
-      const typedData = { domain: request.domain, types: request.types, primaryType: request.primaryType, message: request.message };
-      const { digest } = checkTypedData(typedData);
+      const given = { domain: request.domain, types: request.types, primaryType: request.primaryType, message: request.message };
+      const { digest } = checkTypedData(given);
+      // Integers past 2^53 arrive as BigInts (middleware/exact-numbers.ts): stored, signed and
+      // answered as decimal strings, which EIP-712 encodes the same.
+      const typedData = JSON.parse(JSON.stringify(given, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))) as typeof given;
       const wallet = await walletOf(projectId, request.signerAddress);
       const key = { projectId, id: request.signatureId ?? randomUUID() };
       const content = { walletId: wallet.id, message: typedDataMessage(JSON.stringify(typedData)) };
@@ -180,7 +183,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
         if (!recoversTo(digest, signature, request.signerAddress)) {
           throw new AppError("INTERNAL", "the signing worker's signature does not recover to the signer; upgrade the signing workers before the gateways (docs/operations.md)");
         }
-        return { message: request.message, signature, signerAddress: request.signerAddress, signatureId: key.id };
+        return { message: typedData.message, signature, signerAddress: request.signerAddress, signatureId: key.id };
       });
     },
   };

@@ -1,5 +1,5 @@
 import { TypedDataEncoder } from "ethers";
-import { badRequest, childPath, describeValue, elementPath, isPlainObject, nameList, shortName } from "../abi/describe-value";
+import { badRequest, childPath, describeValue, elementPath, isPlainObject, nameList, shortName, shortText } from "../abi/describe-value";
 import { ABI_LIMITS } from "../abi/limits";
 import { convertScalar } from "../abi/scalar-value";
 
@@ -36,7 +36,10 @@ const DOMAIN_FIELDS: readonly TypedField[] = [
   { name: "verifyingContract", type: "address" },
   { name: "salt", type: "bytes32" },
 ];
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const IDENTIFIER_TEXT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** An identifier, and not one every JavaScript object has (`constructor`, `__proto__`): a name is looked up in objects. */
+const isIdentifier = (name: string) => IDENTIFIER_TEXT.test(name) && !(name in Object.prototype);
+const has = (object: object, key: string) => Object.hasOwn(object, key);
 const ATOMIC = /^(address|bool|string|bytes([1-9]|[12][0-9]|3[12])?|u?int(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256))$/;
 const ARRAY_SUFFIX = /\[(\d*)\]$/;
 /** Struct types in one request: far beyond any real typed data, small enough to check in no time. */
@@ -58,18 +61,18 @@ function checkTypes(types: Record<string, TypedField[]>): void {
   if (names.length > TYPED_DATA_LIMITS.types) throw badRequest(`types has ${names.length} types; at most ${TYPED_DATA_LIMITS.types}`);
   for (const typeName of names) {
     const path = childPath("types", typeName);
-    if (!IDENTIFIER.test(typeName)) throw badRequest(`${path}: a type name must be an identifier (letters, digits, _ or $, not starting with a digit)`);
+    if (!isIdentifier(typeName)) throw badRequest(`${path}: a type name must be an identifier (letters, digits, _ or $, not starting with a digit)`);
     if (ATOMIC.test(typeName)) throw badRequest(`${path}: ${typeName} is an atomic type and cannot be redefined`);
     const fields = types[typeName]!;
     if (fields.length > TYPED_DATA_LIMITS.fieldsPerType) throw badRequest(`${path} has ${fields.length} fields; at most ${TYPED_DATA_LIMITS.fieldsPerType}`);
     const seen = new Set<string>();
     fields.forEach((field, i) => {
       const at = elementPath(path, i);
-      if (!IDENTIFIER.test(field.name)) throw badRequest(`${at}.name must be an identifier; got ${describeValue(field.name)}`);
+      if (!isIdentifier(field.name)) throw badRequest(`${at}.name must be an identifier; got ${describeValue(field.name)}`);
       if (seen.has(field.name)) throw badRequest(`${at}.name: ${path} has two fields named ${shortName(field.name)}`);
       seen.add(field.name);
       const { base, dims } = baseOf(field.type);
-      if (!ATOMIC.test(base) && !(base in types && base !== "EIP712Domain")) {
+      if (!ATOMIC.test(base) && !(has(types, base) && base !== "EIP712Domain")) {
         throw badRequest(`${at}.type names no type: ${JSON.stringify(shortName(field.type))} (atomic types, or one of ${nameList(names.filter((n) => n !== "EIP712Domain"))})`);
       }
       if (dims.some((d) => d !== null && (d < 1 || d > ABI_LIMITS.arrayLength))) {
@@ -83,8 +86,8 @@ function checkTypes(types: Record<string, TypedField[]>): void {
 function reachable(types: Record<string, TypedField[]>, primaryType: string): Record<string, TypedField[]> {
   const out: Record<string, TypedField[]> = {};
   const visit = (name: string, trail: string[]) => {
-    if (trail.includes(name)) throw badRequest(`types.${trail[0]} refers to itself (${[...trail, name].join(" → ")}); EIP-712 structs cannot be recursive here`);
-    if (name in out) return;
+    if (trail.includes(name)) throw badRequest(`${childPath("types", trail[0]!)} refers to itself (${shortText([...trail, name].join(" → "))}); EIP-712 structs cannot be recursive here`);
+    if (has(out, name)) return;
     out[name] = types[name]!;
     for (const field of types[name]!) {
       const { base } = baseOf(field.type);
@@ -108,11 +111,11 @@ function checkDomain(domain: Record<string, unknown>, types: Record<string, Type
   // type that says otherwise would make the signer and the verifier hash different domains.
   const declared = types.EIP712Domain;
   if (declared) {
-    const expected = DOMAIN_FIELDS.filter((f) => f.name in domain);
+    const expected = DOMAIN_FIELDS.filter((f) => has(domain, f.name));
     const same = declared.length === expected.length && declared.every((f, i) => f.name === expected[i]!.name && f.type === expected[i]!.type);
     if (!same) {
       throw badRequest(
-        `types.EIP712Domain must list the domain's fields in EIP-712's order: ${expected.map((f) => `${f.type} ${f.name}`).join(", ")}; got ${declared.map((f) => `${f.type} ${f.name}`).join(", ") || "none"}`,
+        `types.EIP712Domain must list the domain's fields in EIP-712's order: ${expected.map((f) => `${f.type} ${f.name}`).join(", ")}; got ${shortText(declared.map((f) => `${f.type} ${f.name}`).join(", ")) || "none"}`,
       );
     }
   }
@@ -150,7 +153,7 @@ function checkStruct(types: Record<string, TypedField[]>, typeName: string, valu
   if (extra !== undefined) throw badRequest(`${childPath(path, extra)} is not a field of ${shortName(typeName)} (its fields: ${nameList(fields.map((f) => f.name))})`);
   for (const field of fields) {
     const at = childPath(path, field.name);
-    if (!(field.name in value)) throw badRequest(`${at} is missing (${shortName(field.type)})`);
+    if (!has(value, field.name)) throw badRequest(`${at} is missing (${shortName(field.type)})`);
     checkValue(types, field.type, value[field.name], at, depth, budget);
   }
 }
@@ -164,7 +167,7 @@ function checkStruct(types: Record<string, TypedField[]>, typeName: string, valu
 export function checkTypedData(data: TypedData): CheckedTypedData {
   checkTypes(data.types);
   if (data.primaryType === "EIP712Domain") throw badRequest("primaryType cannot be EIP712Domain: name the type of the message");
-  if (!(data.primaryType in data.types)) {
+  if (!has(data.types, data.primaryType)) {
     throw badRequest(`primaryType ${JSON.stringify(shortName(data.primaryType))} is not one of types (${nameList(Object.keys(data.types).filter((n) => n !== "EIP712Domain"))})`);
   }
   checkDomain(data.domain, data.types);
@@ -175,7 +178,7 @@ export function checkTypedData(data: TypedData): CheckedTypedData {
     digest = TypedDataEncoder.hash(data.domain, structTypes, data.message);
   } catch (e) {
     // Everything ethers checks was checked above; this is a case the checks above missed.
-    throw badRequest(`typed data cannot be encoded: ${e instanceof Error ? e.message.split(" (")[0] : String(e)}`, e);
+    throw badRequest(`typed data cannot be encoded: ${shortText(e instanceof Error ? (e.message.split(" (")[0] ?? "") : String(e))}`, e);
   }
   return { digest, structTypes };
 }
