@@ -22,6 +22,7 @@ import {
   eventCallbackResponse,
   eventCallbackRotated,
 } from "./routes/event-callbacks.schema";
+import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -133,6 +134,8 @@ export function buildOpenApiDocument(): object {
       ...common,
     },
   });
+
+  registerSyndicateSigningPaths(registry, { secured, common, badId });
 
   registry.registerPath({
     method: "get",
