@@ -5,7 +5,7 @@ import type { ChainRepository } from "@relay/db";
 
 export interface ChainReaderDeps {
   chains: Pick<ChainRepository, "findById">;
-  /** How long one call may take, fallbacks included. */
+  /** How long each of the chain's RPC URLs is given to answer (the next one is tried after). */
   timeoutMs: number;
   logger: Logger;
 }
