@@ -151,6 +151,10 @@ describe("Syndicate's typed-data signing and signature reads", () => {
     expect(read.types).toEqual(body.types);
     expect(read.message).toEqual(body.message);
     expect(Date.parse(read.createdAt as string)).not.toBeNaN();
+    // The relay's own read shows the typed data as its JSON text.
+    const own = (await (await get(`/wallet/project/${project.projectId}/signatures/${body.signatureId}`, project.apiKey)).json()) as { message: string; status: string };
+    expect(own.status).toBe("SIGNED");
+    expect(JSON.parse(own.message)).toMatchObject({ primaryType: "Permit", message: body.message });
 
     const list = (await (await get(`/wallet/project/${project.projectId}/signatures?limit=100`, project.apiKey)).json()) as { signatureId: string; domain: unknown }[];
     expect(list.map((s) => s.signatureId)).toContain(body.signatureId);
