@@ -97,6 +97,7 @@ describe("a signatureId used again after a time-out", () => {
             if (text === "second message") await afterStalled.then(() => sleep(50));
             return real.signMessage(walletId, message);
           },
+          signTypedData: (walletId, data) => real.signTypedData(walletId, data),
         },
       });
       await worker.ready();

@@ -88,6 +88,7 @@ describe("hostile input to every endpoint", () => {
       expect(verifyMessage(body.message!, body.signature!)).toBe(body.signerAddress);
       accepted.signature.add(body.signatureId!);
     }
+    if (name === "POST signTypedData") accepted.signature.add(body.signatureId!);
     if (name === "POST sendTransaction") accepted.transaction.add(body.transactionId!);
     if (name === "POST eventCallback") accepted.event_callback.add(body.id!);
     if (name === "POST createWallet") accepted.wallet.add(body.walletAddress!);

@@ -36,6 +36,9 @@ describe("security: keys × projects × routes, limits and secrets", () => {
   let revokedToken: string;
   /** Wallets of project A that the toggle and retire routes change (its first wallet stays active for the other routes). */
   const spare: string[] = [];
+  /** A typed-data signature of each project (signTypedData, Syndicate's reads). */
+  let typedA: string;
+  let typedB: string;
   /** Every answer the gateway gave in this file, to scan for secrets. */
   const answers: Answer[] = [];
   /** whsec_ secrets, each with the one answer allowed to carry it. */
@@ -91,11 +94,19 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       const key = generateWalletKey(h.kek);
       spare.push((await createWalletRepository(h.db).create({ projectId: a.fixture.projectId, address: key.address, sealKey: key.sealFor })).address);
     }
+    for (const seeded of [a, b]) {
+      const typed = await call("POST", `/wallet/project/${seeded.fixture.projectId}/signTypedData`, seeded.fixture.apiKey, typedData(seeded.fixture.wallets[0]!.address));
+      expect(typed.status).toBe(200);
+      if (seeded === a) typedA = typed.body.signatureId as string;
+      else typedB = typed.body.signatureId as string;
+    }
   });
   afterAll(async () => {
     await h?.close();
     await database?.drop();
   });
+
+  const typedData = (signerAddress: string) => ({ signerAddress, domain: { name: "matrix", chainId: 1 }, types: { Ping: [{ name: "n", type: "uint256" }] }, primaryType: "Ping", message: { n: 1 } });
 
   /** The authenticated routes, each aimed at project A's own records. The last callback of A is the one DELETE removes. */
   const ROUTES: [string, () => { method: string; path: string; body?: unknown }][] = [
@@ -116,6 +127,11 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET Syndicate requests", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/requests?page=0&limit=5&invalid=false` })],
     ["GET Syndicate transactions", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/transactions?status=PENDING&status=CONFIRMED&reverted=false` })],
     ["GET Syndicate transactionStats", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/transactionStats` })],
+    ["POST signTypedData", () => ({ method: "POST", path: `/wallet/project/${a.fixture.projectId}/signTypedData`, body: typedData(a.fixture.wallets[0]!.address) })],
+    ["GET typed-data signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/signature/${typedA}` })],
+    ["GET typed-data signatures", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/signatures` })],
+    ["GET personal signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignature/${a.signatureId}` })],
+    ["GET personal signatures", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignatures` })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -208,6 +224,11 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${B}/requests?search=${b.transactionId}`, key),
       await call("GET", `/wallet/project/${B}/transactions`, key),
       await call("GET", `/wallet/project/${B.toUpperCase()}/transactionStats`, key),
+      await call("POST", `/wallet/project/${B}/signTypedData`, key, typedData(b.fixture.wallets[0]!.address)),
+      await call("GET", `/wallet/project/${B}/signature/${typedB}`, key),
+      await call("GET", `/wallet/project/${B}/signatures`, key),
+      await call("GET", `/wallet/project/${B}/personalSignature/${b.signatureId}`, key),
+      await call("GET", `/wallet/project/${B}/personalSignatures`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);
@@ -232,6 +253,34 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     expect(reused.text).not.toContain(ofB!.signature!);
     expect(await storedOfB()).toEqual(ofB);
     expect(await rows()).toEqual({ ...before, signature: before.signature + 1 });
+  });
+
+  it("reads B's typed-data and personal signatures through A's path as not found, and lists none of them", async () => {
+    const key = a.fixture.apiKey;
+    const A = a.fixture.projectId;
+    // A personal signature of B's under an id A has not used (A took b.signatureId for itself above).
+    const personalB = await call("POST", `/wallet/project/${b.fixture.projectId}/personalSign`, b.fixture.apiKey, { signerAddress: b.fixture.wallets[0]!.address, message: "B's" });
+    expect(personalB.status).toBe(200);
+    const attempts = [
+      await call("GET", `/wallet/project/${A}/signature/${typedB}`, key),
+      await call("GET", `/wallet/project/${A}/personalSignature/${personalB.body.signatureId as string}`, key),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([404, 404]);
+    for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (typed-data|personal) signature [0-9a-f-]+ in project ${A}$`));
+    const listed = [await call("GET", `/wallet/project/${A}/signatures?limit=100`, key), await call("GET", `/wallet/project/${A}/personalSignatures?limit=100`, key)];
+    const ids = listed.flatMap((r) => (JSON.parse(r.text) as { signatureId: string; projectId: string }[]).map((s) => [s.signatureId, s.projectId]));
+    expect(ids.length).toBeGreaterThan(0);
+    for (const [, projectId] of ids) expect(projectId).toBe(A);
+    expect(ids.map(([id]) => id)).not.toContain(typedB);
+  });
+
+  it("POST /transact/call: 401 for missing, malformed, unknown, wrong and revoked keys; any project's key is let through (nothing of a project is read)", async () => {
+    const body = { chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" };
+    for (const [credential, token, status] of CREDENTIALS.filter(([, , s]) => s === 401)) {
+      expect({ credential, status: (await call("POST", "/transact/call", token(), body)).status }).toEqual({ credential, status });
+    }
+    // The chain's only RPC URL is down here: past authentication, the call itself is a 503.
+    for (const key of [a.fixture.apiKey, b.fixture.apiKey]) expect((await call("POST", "/transact/call", key, body)).status).toBe(503);
   });
 
   it("accepts the project's own ids in upper case", async () => {

@@ -41,6 +41,9 @@ import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
 import { syndicateWalletRoutes } from "./syndicate/wallets.routes";
 import { transactionReadRoutes } from "./syndicate/transaction-reads.routes";
+import { syndicateSigningRoutes } from "./syndicate/signing.routes";
+import { callRoutes } from "./syndicate/call.routes";
+import { createChainReader } from "./services/chain-reader";
 
 export interface GatewayDeps {
   db: Database;
@@ -59,6 +62,8 @@ export interface GatewayDeps {
   settings: {
     bodyLimitBytes: number;
     signTimeoutMs: number;
+    /** How long POST /transact/call waits for the chain's RPC endpoints (default 5 s). */
+    callTimeoutMs?: number;
     rateLimitPerMinute: number;
     authCacheTtlMs: number;
     queuePrefix: string;
@@ -103,18 +108,15 @@ export function createApp(deps: GatewayDeps): Express {
       rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
     ),
   );
-  app.use(
-    personalSignRoutes({
-      signatures,
-      personalSign: createPersonalSignService({
-        wallets: createWalletRepository(db),
-        signatures,
-        batches: createSignBatches({ producer: deps.producer, results: deps.signResults, timeoutMs: settings.signTimeoutMs }),
-        timeoutMs: settings.signTimeoutMs,
-        logger: deps.logger,
-      }),
-    }),
-  );
+  const personalSign = createPersonalSignService({
+    wallets: createWalletRepository(db),
+    signatures,
+    batches: createSignBatches({ producer: deps.producer, results: deps.signResults, timeoutMs: settings.signTimeoutMs }),
+    timeoutMs: settings.signTimeoutMs,
+    logger: deps.logger,
+  });
+  app.use(personalSignRoutes({ signatures, personalSign }));
+  app.use(syndicateSigningRoutes({ signatures, personalSign }));
 
   app.use(syndicateWalletRoutes(deps));
 
@@ -136,6 +138,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
 
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
+  app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 
   app.use(
     eventCallbackRoutes({

@@ -33,6 +33,7 @@ import {
   transactionRequestsResponse,
   transactionStatsResponse,
 } from "./syndicate/transaction-reads.schema";
+import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -199,6 +200,8 @@ export function buildOpenApiDocument(): object {
       ...common,
     },
   });
+
+  registerSyndicateSigningPaths(registry, { secured, common, badId });
 
   registry.registerPath({
     method: "get",

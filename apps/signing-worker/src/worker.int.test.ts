@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { verifyMessage } from "ethers";
+import { verifyMessage, verifyTypedData } from "ethers";
 import { createLogger } from "@relay/core";
-import { createDatabase, createPool, createSignatureRepository, createWalletRepository } from "@relay/db";
+import { createDatabase, createPool, createSignatureRepository, createWalletRepository, typedDataMessage } from "@relay/db";
 import { createLocalSigner, type Signer } from "@relay/custody";
 import { createProducer, createRedis, createResultWaiter, jobIdOf, type WorkerGroup } from "@relay/queue";
 import { createProjectFixture, deleteRedisKeys, testDatabaseUrl, testKek, testQueuePrefix } from "@relay/testing";
@@ -24,7 +24,8 @@ describe("signing worker", () => {
   const logger = createLogger({ name: "test", level: "silent" });
   let worker: WorkerGroup | undefined;
 
-  const startWorker = async (signer: Pick<Signer, "signMessage">) => {
+  const startWorker = async (personal: Pick<Signer, "signMessage"> & Partial<Pick<Signer, "signTypedData">>) => {
+    const signer = { signTypedData: () => Promise.reject(new Error("no typed data in this test")), ...personal };
     worker = createSigningWorker({ sql: pool, redis: workerRedis, signer, logger, queuePrefix: prefix, concurrency: 4 });
     await worker.ready();
   };
@@ -197,6 +198,41 @@ describe("signing worker", () => {
     expect(((await finished) as { outcome: string }).outcome).toBe("gone");
     expect(signed).toBe(0);
     expect(await signatures.findById(projectId, id)).toBeNull();
+  });
+
+  it("signs a typed-data record's EIP-712 digest when the job names its kind, and no record of the other kind", async () => {
+    await startWorker(createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }));
+    const project = await createProjectFixture(db, kek);
+    const wallet = project.wallets[0]!;
+    const typed = {
+      domain: { name: "worker", chainId: 1 },
+      types: { Item: [{ name: "n", type: "uint256" }], Order: [{ name: "items", type: "Item[]" }, { name: "memo", type: "string" }] },
+      primaryType: "Order",
+      message: { items: [{ n: "1" }, { n: 2 }], memo: "✓" },
+    };
+    const [asked, mismatched, personal] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [asked, mismatched]) await signatures.insertPending({ id, projectId: project.projectId, walletId: wallet.id, message: typedDataMessage(JSON.stringify(typed)) });
+    await signatures.insertPending({ id: personal, projectId: project.projectId, walletId: wallet.id, message: new TextEncoder().encode("plain") });
+    const payload = {
+      v: 3 as const,
+      batch: randomBytes(8).toString("hex"),
+      signatures: [
+        { projectId: project.projectId, signatureId: asked, kind: "TYPED_DATA" as const },
+        // A job that asks for a personal signature of a typed-data record, and the other way round.
+        { projectId: project.projectId, signatureId: mismatched },
+        { projectId: project.projectId, signatureId: personal, kind: "TYPED_DATA" as const },
+      ],
+    };
+    const finished = results.expect(jobIdOf("personalSign", payload), 10_000) as Promise<PersonalSignBatchResult>;
+    await producer.enqueue("personalSign", payload);
+    const [signed, gone, alsoGone] = (await finished).results;
+    expect(signed).toMatchObject({ outcome: "signed", walletId: wallet.id, kind: "TYPED_DATA" });
+    const signature = (signed as { signature: string }).signature;
+    expect(verifyTypedData(typed.domain, typed.types, typed.message, signature)).toBe(wallet.address);
+    expect(await signatures.findById(project.projectId, asked)).toMatchObject({ status: "SIGNED", signature });
+    expect([gone, alsoGone]).toEqual([{ outcome: "gone" }, { outcome: "gone" }]);
+    expect((await signatures.findById(project.projectId, mismatched))?.status).toBe("PENDING");
+    expect((await signatures.findById(project.projectId, personal))?.status).toBe("PENDING");
   });
 
   it("sweeps requests abandoned as PENDING, and only those", async () => {

@@ -10,7 +10,7 @@ import { createCreateWalletProcessor, type CreateWalletDeps } from "./processors
 export interface SigningWorkerDeps {
   sql: Sql;
   redis: Redis;
-  signer: Pick<Signer, "signMessage">;
+  signer: Pick<Signer, "signMessage" | "signTypedData">;
   /** Wallet creation for POST /wallet/create (the KEK's side of it); main.ts always gives it. */
   newWallets?: CreateWalletDeps;
   logger: Logger;

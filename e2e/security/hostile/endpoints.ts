@@ -161,7 +161,7 @@ function listQuery(world: World, flag: string, ...more: fc.Arbitrary<[string, st
   return fc.array(pair, { maxLength: 4 }).map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([k, v]) => `${k}=${percent(v)}`).join("&")}`));
 }
 
-/** Every route of the gateway, and the number of cases each gets (13 800 in all). */
+/** Every route of the gateway, and the number of cases each gets (17 400 in all). */
 export function endpoints(world: World): Endpoint[] {
   const { own, other } = world;
   const project = idSegment(fc.constantFrom(own.projectId, own.projectId, other.projectId));
@@ -203,6 +203,37 @@ export function endpoints(world: World): Endpoint[] {
       walletAddress: { valid: fc.oneof(address, fc.constant(other.wallet)), bad: badAddress },
       ...extra,
     });
+  const typedField = fc.oneof(
+    fc.record({ name: fc.constantFrom("to", "amount", "memo", "items"), type: fc.constantFrom("address", "uint256", "string", "Item[]", "bytes32", "Persn", "uint257", "int8[2]") }),
+    hostileValue,
+  );
+  const signTypedData = mutatedObject({
+    signerAddress: { valid: signerForms(own.wallet), bad: fc.oneof(fc.constant(other.wallet), address, badAddress) },
+    domain: {
+      valid: fc.record({ name: fc.constant("hostile"), chainId: fc.constantFrom(1, "31901") }, { requiredKeys: ["chainId"] }),
+      bad: fc.oneof(fc.constant({}), fc.record({ chainId: hostileValue, verifyingContract: badAddress, salt: hostileString }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })),
+    },
+    types: {
+      valid: fc.constant({ Item: [{ name: "memo", type: "string" }], Transfer: [{ name: "to", type: "address" }, { name: "amount", type: "uint256" }, { name: "items", type: "Item[]" }] }),
+      bad: fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom("Transfer", "EIP712Domain", "constructor", "__proto__", "uint256"), hostileString), fc.array(typedField, { maxLength: 4 }), { maxKeys: 3 }), hostileValue),
+    },
+    primaryType: { valid: fc.constant("Transfer"), bad: fc.oneof(fc.constantFrom("EIP712Domain", "Item2", "toString", ""), hostileString) },
+    message: {
+      valid: fc.record({ to: fc.oneof(address, signerForms(own.wallet)), amount: fc.oneof(fc.nat().map(String), fc.nat()), items: fc.array(fc.record({ memo: hostileString }), { maxLength: 3 }) }),
+      bad: fc.oneof(fc.record({ to: badAddress, amount: fc.constantFrom("-1", "1e3", 1.5, 2 ** 256), items: hostileValue }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })),
+    },
+    signatureId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined), fc.constant(null)), bad: fc.oneof(badUuid, pick([...own.signatureIds, ...other.signatureIds])) },
+  });
+  // chainId: one no chain record has, so that a call valid in every field is a 400 after all its checks (the hostile world has no node to answer).
+  const readContract = fc.constantFrom(...FUNCTIONS).chain((fn) =>
+    mutatedObject({
+      chainId: { valid: fc.constant(18_499), bad: fc.oneof(fc.constantFrom(1.5, 0, -1, 2 ** 63, "31901", null), fc.integer()) },
+      contractAddress: { valid: address, bad: badAddress },
+      functionSignature: { valid: fc.constantFrom(fn.signature, `${fn.signature.replace(/^function /, "")} view returns (uint256)`), bad: badSignature },
+      args: { valid: fn.args, bad: fc.oneof(fc.array(hostileValue, { maxLength: 3 }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })) },
+    }),
+  );
+  const pageQuery = fc.oneof(fc.constant(""), fc.constantFrom("?page=0&limit=1", "?limit=100", "?limit=101", "?page=-1", "?page=1.5", "?limit=abc", "?page[x]=1", "?limit=1&limit=2"));
 
   const shapes: RouteShape[] = [
     { name: "POST personalSign", runs: 2_000, method: "POST", documented: "/wallet/project/{projectId}/personalSign", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
@@ -221,6 +252,12 @@ export function endpoints(world: World): Endpoint[] {
     { name: "GET Syndicate requests", runs: 500, method: "GET", documented: "/wallet/project/{projectId}/requests", allowed: [200, 400], authenticated: true, path: fc.tuple(project, listQuery(world, "invalid")).map(([p, q]) => `/wallet/project/${p}/requests${q}`) },
     { name: "GET Syndicate transactions", runs: 500, method: "GET", documented: "/wallet/project/{projectId}/transactions", allowed: [200, 400], authenticated: true, path: fc.tuple(project, listQuery(world, "reverted", fc.tuple(fc.constant("status"), fc.oneof(fc.constantFrom("PENDING", "PROCESSED", "SUBMITTED", "CONFIRMED", "PAUSED", "ABANDONED", "confirmed", "DONE", ""), hostileString)))).map(([p, q]) => `/wallet/project/${p}/transactions${q}`) },
     { name: "GET Syndicate transactionStats", runs: 200, method: "GET", documented: "/wallet/project/{projectId}/transactionStats", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/transactionStats`) },
+    { name: "POST signTypedData", runs: 1_200, method: "POST", documented: "/wallet/project/{projectId}/signTypedData", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/signTypedData`), body: { objects: signTypedData, fields: ["signerAddress", "domain", "types", "primaryType", "message", "signatureId"] } },
+    { name: "GET typed-data signature", runs: 300, method: "GET", documented: "/wallet/project/{projectId}/signature/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signature/${s}`) },
+    { name: "GET typed-data signatures", runs: 300, method: "GET", documented: "/wallet/project/{projectId}/signatures", allowed: [200, 400], authenticated: true, path: fc.tuple(project, pageQuery).map(([p, q]) => `/wallet/project/${p}/signatures${q}`) },
+    { name: "GET personal signature", runs: 300, method: "GET", documented: "/wallet/project/{projectId}/personalSignature/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/personalSignature/${s}`) },
+    { name: "GET personal signatures", runs: 300, method: "GET", documented: "/wallet/project/{projectId}/personalSignatures", allowed: [200, 400], authenticated: true, path: fc.tuple(project, pageQuery).map(([p, q]) => `/wallet/project/${p}/personalSignatures${q}`) },
+    { name: "POST /transact/call", runs: 1_200, method: "POST", documented: "/transact/call", allowed: [200, 400], authenticated: true, path: fc.constantFrom("/transact/call", "/transact/call/", "/TRANSACT/Call"), body: { objects: readContract, fields: ["chainId", "contractAddress", "functionSignature", "args"] } },
     { name: "GET /health, /ready, /openapi.json", runs: 600, method: "GET", allowed: [200, 400], authenticated: false, path: fc.constantFrom("/health", "/ready", "/openapi.json", "/health?x=%", "/ready?a[b][c]=1&a=2&__proto__[x]=1", "/openapi.json?" + "q=1&".repeat(500)) },
     {
       name: "unknown routes and path abuse",
@@ -231,7 +268,7 @@ export function endpoints(world: World): Endpoint[] {
       path: fc
         .tuple(fc.constantFrom("", "/wallet", "/transact", "/webhook", "/wallet/project", "/webhook/project", "/health", "/x"), fc.array(idSegment(fc.constantFrom(own.projectId, "personalSign", "eventCallback", "signatures")), { maxLength: 4 }), fc.constantFrom("", "/", "//", "?a=%", "#x"))
         .map(([head, segments, tail]) => `${head}/${segments.join("/")}${tail}`)
-        .filter((p) => !/^\/(health|ready|openapi\.json)\/?(\?|#|$)/i.test(p) && !/^\/wallet\/project\/[^/]+\/personalSign\/?$/i.test(p) && !/^\/webhook\/project\/[^/]+\/(eventCallbacks?|eventCallback\/[^/]+(\/rotateSecret)?)\/?$/i.test(p)),
+        .filter((p) => !/^\/(health|ready|openapi\.json)\/?(\?|#|$)/i.test(p) && !/^\/wallet\/project\/[^/]+\/personalSign\/?$/i.test(p) && !/^\/wallet\/project\/[^/]+\/(signTypedData|signatures|personalSignatures)\/?(\?|#|$)/i.test(p) && !/^\/webhook\/project\/[^/]+\/(eventCallbacks?|eventCallback\/[^/]+(\/rotateSecret)?)\/?$/i.test(p)),
     },
     {
       name: "GET funding transactions",

@@ -16,3 +16,5 @@ export { checksumAddress } from "./address/checksum-address";
 export { createChainView } from "./view/chain-view";
 export type { BalanceAt, BlockTag, ChainView, ChainViewSettings } from "./view/chain-view";
 export type { MinedReceipt } from "./view/receipt-index";
+export { checkTypedData, TYPED_DATA_LIMITS, typedDataDigest } from "./typed-data/typed-data";
+export type { CheckedTypedData, TypedData, TypedField } from "./typed-data/typed-data";

@@ -49,8 +49,18 @@ export const jobCatalog = {
         batch: z.string().regex(/^[0-9a-f]{16,32}$/),
         // signWithinMs: how long after its insert the request may still be signed; its gateway
         // has answered by then (a 500 on a time-out must not leave a signature behind).
+        // kind: what the gateway stored (PERSONAL when absent, as gateways before typed data send);
+        // a record of the other kind under the id is not the one asked for and is not signed.
         signatures: z
-          .array(z.object({ projectId: z.uuid(), signatureId: z.uuid(), reqId: reqIdField, signWithinMs: z.number().int().positive().optional() }))
+          .array(
+            z.object({
+              projectId: z.uuid(),
+              signatureId: z.uuid(),
+              reqId: reqIdField,
+              signWithinMs: z.number().int().positive().optional(),
+              kind: z.enum(["PERSONAL", "TYPED_DATA"]).optional(),
+            }),
+          )
           .min(1)
           .max(MAX_SIGN_BATCH),
       }),

@@ -1,4 +1,6 @@
 export { generateWebhookSecret, signDelivery } from "./signing";
+export { SYNDICATE_SIGNATURE_HEADER, syndicateSignature, syndicateSignedText } from "./syndicate-signature";
+export type { SyndicateDeliveryToSign } from "./syndicate-signature";
 export type { DeliveryToSign, WebhookHeaders } from "./signing";
 export {
   transactionStatusChangeDataSchema,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Router } from "express";
 import { AppError } from "@relay/core";
-import type { SignatureRepository } from "@relay/db";
+import { kindOf, typedDataText, type SignatureRepository } from "@relay/db";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds, requestIdOf } from "../middleware/request-log";
 import { parseOr, requireJsonObject } from "../middleware/validate";
@@ -39,7 +39,8 @@ export function personalSignRoutes(deps: PersonalSignRoutesDeps): Router {
       signatureId: record.id,
       projectId: record.projectId,
       signerAddress: record.signerAddress,
-      message: decodeMessage(record.message),
+      // A typed-data record (signTypedData) holds its request as JSON text after a mark byte.
+      message: kindOf(record.message) === "TYPED_DATA" ? typedDataText(record.message) : decodeMessage(record.message),
       status: record.status,
       signature: record.signature,
       createdAt: record.createdAt.toISOString(),

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { recoverAddress } from "ethers";
 import { AppError, isAppError, type Logger } from "@relay/core";
-import { isUsable, messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
+import { checkTypedData } from "@relay/chain";
+import { isUsable, kindOf, messageDigest, sameContent, typedDataMessage, type SignatureContent, type SignatureKey, type SignatureRepository, type WalletRepository } from "@relay/db";
 import type { PersonalSignRequest, PersonalSignResponse } from "../routes/personal-sign.schema";
+import type { SignTypedDataRequest, SignTypedDataResponse } from "../syndicate/signing.schema";
 import type { RequestContext } from "./request-context";
 import { CLEANUP_DELAYS_MS, createBackgroundRetrier } from "./retry-in-background";
 import type { SignBatches, SignOutcome } from "./sign-batches";
@@ -83,12 +86,6 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     return new AppError("INTERNAL", "Signing could not be completed: the database is unavailable. Retry with the same signatureId later.", { cause });
   };
 
-  const respond = (signatureId: string, request: PersonalSignRequest, signature: string): PersonalSignResponse => ({
-    message: request.message,
-    signature,
-    signerAddress: request.signerAddress,
-    signatureId,
-  });
 
   /** The stored signature under `key` when it is of `content`; a record of another request that took the key since does not count. */
   const storedSignature = async (key: SignatureKey, content: SignatureContent): Promise<string | undefined> => {
@@ -104,23 +101,24 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
    */
   const ownSignature = async (key: SignatureKey, content: SignatureContent, result: SignOutcome & { outcome: "signed" }): Promise<string | undefined> => {
     if (result.walletId === undefined || result.messageSha256 === undefined) return storedSignature(key, content);
-    return result.walletId === content.walletId && result.messageSha256 === messageDigest(content.message) ? result.signature : undefined;
+    const same = result.walletId === content.walletId && (result.kind ?? "PERSONAL") === kindOf(content.message) && result.messageSha256 === messageDigest(content.message);
+    return same ? result.signature : undefined;
   };
 
-  const waitForSignature = async (
+  const waitForSignature = async <R>(
     key: SignatureKey,
-    request: PersonalSignRequest,
     content: SignatureContent,
     context: RequestContext,
     signWithinMs: number,
-  ): Promise<PersonalSignResponse> => {
+    respond: (signature: string) => R,
+  ): Promise<R> => {
     const signatureId = key.id;
     let failure: unknown;
     try {
-      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId, signWithinMs);
+      const result = await deps.batches.sign(key.projectId, signatureId, context.reqId, signWithinMs, kindOf(content.message));
       if (result.outcome === "signed") {
         const signature = await ownSignature(key, content, result);
-        if (signature) return respond(signatureId, request, signature);
+        if (signature) return respond(signature);
         failure = new AppError("INTERNAL", "signing worker signed another request stored under this signatureId since");
       } else {
         failure = new AppError("INTERNAL", result.outcome === "gone" ? "signing worker reported the request gone" : `signing failed: ${result.reason}`);
@@ -138,9 +136,9 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     }
     if (!removed) {
       const signature = await storedSignature(key, content);
-      if (signature) return respond(signatureId, request, signature);
+      if (signature) return respond(signature);
     }
-    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId }, "personal sign not completed");
+    deps.logger.warn({ err: failure, projectId: key.projectId, signatureId }, kindOf(content.message) === "PERSONAL" ? "personal sign not completed" : "typed-data sign not completed");
     const timedOut = isAppError(failure) && failure.code === "TIMEOUT";
     throw new AppError(
       "INTERNAL",
@@ -151,29 +149,69 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
     );
   };
 
+  /** Stores the request under its signatureId (or finds it stored), has the worker sign it, answers with `respond`. */
+  const signStored = async <R>(key: SignatureKey, content: SignatureContent, context: RequestContext, respond: (signature: string) => R): Promise<R> => {
+    let claim: Claim;
+    try {
+      claim = await claimSignatureId(deps.signatures, { ...key, ...content });
+    } catch (e) {
+      throw e instanceof InsertUnanswered ? removeLater(key, content, e.reason) : e;
+    }
+    if (claim.kind === "signed") return respond(claim.signature);
+    // Signable only while this request waits, counted from the record's insert (the wait starts
+    // after it): a worker that gets to it after this gateway answered (a time-out, Postgres
+    // frozen meanwhile so the record could not be removed) must not leave a signature behind a 500.
+    const signWithinMs = deps.timeoutMs + (claim.kind === "pending" ? claim.waitedMs : 0);
+    return waitForSignature(key, content, context, signWithinMs, respond);
+  };
+
   return {
     /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
     sign: async (projectId: string, request: PersonalSignRequest, context: RequestContext = {}): Promise<PersonalSignResponse> => {
       const wallet = await walletOf(projectId, request.signerAddress);
       const key = { projectId, id: request.signatureId ?? randomUUID() };
       const content = { walletId: wallet.id, message: encoder.encode(request.message) };
+      return signStored(key, content, context, (signature) => ({
+        message: request.message,
+        signature,
+        signerAddress: request.signerAddress,
+        signatureId: key.id,
+      }));
+    },
 
-      let claim: Claim;
-      try {
-        claim = await claimSignatureId(deps.signatures, { ...key, ...content });
-      } catch (e) {
-        throw e instanceof InsertUnanswered ? removeLater(key, content, e.reason) : e;
-      }
-      if (claim.kind === "signed") return respond(key.id, request, claim.signature);
-      // Signable only while this request waits, counted from the record's insert (the wait starts
-      // after it): a worker that gets to it after this gateway answered (a time-out, Postgres
-      // frozen meanwhile so the record could not be removed) must not leave a signature behind a 500.
-      const signWithinMs = deps.timeoutMs + (claim.kind === "pending" ? claim.waitedMs : 0);
-      return waitForSignature(key, request, content, context, signWithinMs);
+    /**
+     * EIP-712 (Syndicate's signTypedData): the typed data is checked (a 400 naming the field) and
+     * stored as its JSON text, marked as typed data (signature-content.ts); the signing worker signs its digest. The
+     * answer's signature is checked to recover to the signer before it is given: a signing worker
+     * older than typed data would have signed the text as a personal message.
+     */
+    signTypedData: async (projectId: string, request: SignTypedDataRequest, context: RequestContext = {}): Promise<SignTypedDataResponse> => {
+      const given = { domain: request.domain, types: request.types, primaryType: request.primaryType, message: request.message };
+      const { digest } = checkTypedData(given);
+      // Integers past 2^53 arrive as BigInts (middleware/exact-numbers.ts): stored, signed and
+      // answered as decimal strings, which EIP-712 encodes the same.
+      const typedData = JSON.parse(JSON.stringify(given, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))) as typeof given;
+      const wallet = await walletOf(projectId, request.signerAddress);
+      const key = { projectId, id: request.signatureId ?? randomUUID() };
+      const content = { walletId: wallet.id, message: typedDataMessage(JSON.stringify(typedData)) };
+      return signStored(key, content, context, (signature) => {
+        if (!recoversTo(digest, signature, request.signerAddress)) {
+          throw new AppError("INTERNAL", "the signing worker's signature does not recover to the signer; upgrade the signing workers before the gateways (docs/operations.md)");
+        }
+        return { message: typedData.message, signature, signerAddress: request.signerAddress, signatureId: key.id };
+      });
     },
   };
 }
 
 export type PersonalSignService = ReturnType<typeof createPersonalSignService>;
+
+function recoversTo(digest: string, signature: string, address: string): boolean {
+  try {
+    return recoverAddress(digest, signature) === address;
+  } catch {
+    return false;
+  }
+}
 
 export const decodeMessage = (bytes: Uint8Array): string => decoder.decode(bytes);

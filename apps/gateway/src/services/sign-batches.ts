@@ -13,7 +13,8 @@ export interface SignBatchesDeps {
 /** What the signing worker made of one request (its PersonalSignResult). */
 export type SignOutcome =
   // walletId and messageSha256: what was signed (absent from the answers of workers older than 2026-11-25).
-  | { outcome: "signed"; signature: string; walletId?: string; messageSha256?: string }
+  // kind: TYPED_DATA when typed data was signed (absent for a personal message, and from workers before typed data).
+  | { outcome: "signed"; signature: string; walletId?: string; messageSha256?: string; kind?: "TYPED_DATA" }
   | { outcome: "gone" }
   | { outcome: "failed"; reason: string };
 
@@ -48,6 +49,8 @@ interface SignRequest {
   reqId?: string | undefined;
   /** How long after its record's insert the worker may still sign it; no limit without one. */
   signWithinMs?: number | undefined;
+  /** What the record holds; PERSONAL when absent (and then not sent, as before typed data). */
+  kind?: "PERSONAL" | "TYPED_DATA" | undefined;
   deadline: number;
 }
 
@@ -68,11 +71,12 @@ export function createSignBatches(deps: SignBatchesDeps) {
       const payload = {
         v: 3 as const,
         batch: randomBytes(8).toString("hex"),
-        signatures: requests.map(({ projectId, signatureId, reqId, signWithinMs }) => ({
+        signatures: requests.map(({ projectId, signatureId, reqId, signWithinMs, kind }) => ({
           projectId,
           signatureId,
           ...(reqId === undefined ? {} : { reqId }),
           ...(signWithinMs === undefined ? {} : { signWithinMs }),
+          ...(kind === undefined || kind === "PERSONAL" ? {} : { kind }),
         })),
       };
       // The batch ends at its earliest request's deadline: a request's time-out counts from the
@@ -104,12 +108,12 @@ export function createSignBatches(deps: SignBatchesDeps) {
      * Rejects when the batch could not be enqueued, failed, or timed out (AppError TIMEOUT), within
      * the time-out counted from this call.
      */
-    sign: async (projectId: string, signatureId: string, reqId?: string, signWithinMs?: number): Promise<SignOutcome> => {
+    sign: async (projectId: string, signatureId: string, reqId?: string, signWithinMs?: number, kind?: "PERSONAL" | "TYPED_DATA"): Promise<SignOutcome> => {
       const deadline = Date.now() + deps.timeoutMs;
       // Behind a batch whose enqueue hangs, a request used to wait that time-out and then its own
       // again. Given up on here, its record is removed by the caller, and a worker that later
       // starts on its batch finds it gone.
-      const ticket = await withinTimeout(enqueueBatch({ projectId, signatureId, reqId, signWithinMs, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
+      const ticket = await withinTimeout(enqueueBatch({ projectId, signatureId, reqId, signWithinMs, kind, deadline }), deps.timeoutMs, "The signing job could not be enqueued");
       const { results } = await ticket.done;
       const outcome = results[ticket.index];
       if (!outcome) throw new AppError("INTERNAL", `signing worker's answer for batch has no result for ${signatureId}`);

@@ -1,11 +1,12 @@
-import { isAppError, toError, type Logger } from "@relay/core";
-import { messageDigest, sameContent, type SignatureContent, type SignatureKey, type SignatureRepository } from "@relay/db";
+import { AppError, isAppError, toError, type Logger } from "@relay/core";
+import type { TypedData } from "@relay/chain";
+import { kindOf, messageDigest, sameContent, typedDataText, type SignatureContent, type SignatureKey, type SignatureKind, type SignatureRepository, type SigningInput } from "@relay/db";
 import type { Signer } from "@relay/custody";
 import type { JobPayload, Processor } from "@relay/queue";
 
 export interface PersonalSignDeps {
   signatures: Pick<SignatureRepository, "findForSigning" | "markSigned" | "findById" | "findProjectIds">;
-  signer: Pick<Signer, "signMessage">;
+  signer: Pick<Signer, "signMessage" | "signTypedData">;
 }
 
 /**
@@ -16,7 +17,8 @@ export interface PersonalSignDeps {
  * with a signature of its own request's content.
  */
 export type PersonalSignResult =
-  | { outcome: "signed"; signature: string; walletId: string; messageSha256: string }
+  // kind: TYPED_DATA for typed data (absent for a personal message, as workers before typed data answer).
+  | { outcome: "signed"; signature: string; walletId: string; messageSha256: string; kind?: "TYPED_DATA" }
   | { outcome: "gone" }
   | { outcome: "failed"; reason: string };
 
@@ -43,9 +45,13 @@ async function signOne(deps: PersonalSignDeps, key: Signable, logger: Logger): P
     logger.info({ projectId: key.projectId, signatureId: key.id }, "signature request no longer exists; skipped");
     return { outcome: "gone" };
   }
+  if (kindOf(record.message) !== (key.kind ?? "PERSONAL")) {
+    logger.info({ projectId: key.projectId, signatureId: key.id }, "signature request under this id is of another kind; skipped");
+    return { outcome: "gone" };
+  }
   if (record.status === "SIGNED" && record.signature) return signed(record.signature, record);
 
-  const signature = await deps.signer.signMessage(record.walletId, record.message);
+  const signature = await signRecord(deps, record);
   // Only onto the record that was read: one stored under the same key since (the gateway gave
   // the first up meanwhile) keeps waiting for its own signature. Not after its gateway answered.
   if (await deps.signatures.markSigned(key, signature, record, key.signWithinMs)) return signed(signature, record);
@@ -55,15 +61,28 @@ async function signOne(deps: PersonalSignDeps, key: Signable, logger: Logger): P
   return now?.status === "SIGNED" && now.signature && sameContent(now, record) ? signed(now.signature, now) : { outcome: "gone" };
 }
 
+/** EIP-191 over a personal message's bytes, or EIP-712 over typed data stored as its JSON text. */
+async function signRecord(deps: PersonalSignDeps, record: SigningInput): Promise<string> {
+  if (kindOf(record.message) === "PERSONAL") return deps.signer.signMessage(record.walletId, record.message);
+  let data: TypedData;
+  try {
+    data = JSON.parse(typedDataText(record.message)) as TypedData;
+  } catch (e) {
+    throw new AppError("INTERNAL", "the stored typed data is not JSON", { cause: e });
+  }
+  return deps.signer.signTypedData(record.walletId, data);
+}
+
 const signed = (signature: string, content: SignatureContent): PersonalSignResult => ({
   outcome: "signed",
   signature,
   walletId: content.walletId,
   messageSha256: messageDigest(content.message),
+  ...(kindOf(content.message) === "TYPED_DATA" ? { kind: "TYPED_DATA" as const } : {}),
 });
 
-/** A record a job names, and how long after its insert it may be signed (no limit: jobs of earlier gateways). */
-type Signable = SignatureKey & { signWithinMs?: number | undefined };
+/** A record a job names, its kind, and how long after its insert it may be signed (no limit: jobs of earlier gateways). */
+type Signable = SignatureKey & { signWithinMs?: number | undefined; kind?: SignatureKind | undefined };
 
 /** What a request of a job names: a record to sign, or an outcome known without one. */
 type Target = Signable | PersonalSignResult;
@@ -81,7 +100,7 @@ const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
  * was meant, and that request fails.
  */
 async function targetsOf(deps: PersonalSignDeps, payload: JobPayload<"personalSign">, logger: Logger): Promise<Target[]> {
-  if (payload.v === 3) return payload.signatures.map(({ projectId, signatureId, signWithinMs }) => ({ projectId, id: signatureId, signWithinMs }));
+  if (payload.v === 3) return payload.signatures.map(({ projectId, signatureId, signWithinMs, kind }) => ({ projectId, id: signatureId, signWithinMs, kind }));
   const ids = payload.v === 1 ? [payload.signatureId] : payload.signatures.map((s) => s.signatureId);
   const projects = await deps.signatures.findProjectIds(ids);
   return ids.map((id): Target => {

@@ -1,7 +1,7 @@
 import type { Kek } from "@relay/secrets";
 import type { EventCallbackRepository, WebhookDeliveryRepository } from "@relay/db";
 import { runAgainIn, type Processor, type RunAgain } from "@relay/queue";
-import { openPreviousWebhookSecret, openWebhookSecret, signDelivery, type SafeHttpClient, type SafeHttpResult } from "@relay/webhooks";
+import { openPreviousWebhookSecret, openWebhookSecret, signDelivery, syndicateSignature, type SafeHttpClient, type SafeHttpResult } from "@relay/webhooks";
 import { deliveryResultOf, type DeliveryResult } from "../delivery-metrics";
 import { orderWaitMs } from "../order-wait";
 import type { ReceiverBreaker } from "../receiver-breaker";
@@ -60,14 +60,12 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
     const timestamp = new Date(deps.now());
     let headers: Record<string, string>;
     try {
+      const secret = openWebhookSecret(deps.keyring, registration);
+      const previousSecret = openPreviousWebhookSecret(deps.keyring, registration, timestamp);
       headers = {
-        ...signDelivery({
-          secret: openWebhookSecret(deps.keyring, registration),
-          previousSecret: openPreviousWebhookSecret(deps.keyring, registration, timestamp),
-          msgId: event.id,
-          timestamp,
-          body,
-        }),
+        ...signDelivery({ secret, previousSecret, msgId: event.id, timestamp, body }),
+        // Syndicate's own header too, so a receiver written for Syndicate verifies unchanged (docs/webhooks.md).
+        ...syndicateSignature({ secret, previousSecret, timestamp, body }),
       };
     } catch (e) {
       // A secret that does not open (its key left WEBHOOK_SECRET_KEYS*, or the row was altered) is

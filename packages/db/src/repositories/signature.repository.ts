@@ -1,6 +1,6 @@
 import { createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
-import type { SignatureContent } from "./signature-content";
+import { TYPED_DATA_MARK, type SignatureContent, type SignatureKind } from "./signature-content";
 
 /**
  * Signature records, in hand-written SQL: personal_sign is the hottest path of the service and
@@ -44,8 +44,15 @@ export interface SigningInput {
 const SELECT_WITH_SIGNER = `
   SELECT s.id, s.project_id AS "projectId", s.wallet_id AS "walletId", s.message, s.status, s.signature,
          s.created_at AS "createdAt", s.signed_at AS "signedAt", w.address AS "signerAddress", now() AS "readAt"
-    FROM signature s JOIN wallet w ON w.id = s.wallet_id
-   WHERE s.project_id = $1 AND s.id = $2`;
+    FROM signature s JOIN wallet w ON w.id = s.wallet_id`;
+
+/** A page of a project's signed records of one kind, newest first. */
+export interface SignaturePageQuery {
+  kind: SignatureKind;
+  /** 0-based. */
+  page: number;
+  limit: number;
+}
 
 export interface SignatureRepositoryOptions {
   /**
@@ -151,8 +158,24 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
      */
     insertPending: (input: NewSignatureRequest): Promise<boolean> => insertOne(input),
     findById: async (projectId: string, id: string): Promise<SignatureWithSigner | null> => {
-      const result = await sql.query<SignatureWithSigner>({ name: "signature.findById", text: SELECT_WITH_SIGNER }, [projectId, id]);
+      const result = await sql.query<SignatureWithSigner>({ name: "signature.findById", text: `${SELECT_WITH_SIGNER} WHERE s.project_id = $1 AND s.id = $2` }, [
+        projectId,
+        id,
+      ]);
       return result.rows[0] ?? null;
+    },
+    /**
+     * A page of the project's SIGNED records of one kind (signature-content.ts: the message's
+     * first byte), newest first. PENDING records are requests still waiting, not signatures.
+     */
+    listSigned: async (projectId: string, { kind, page, limit }: SignaturePageQuery): Promise<SignatureWithSigner[]> => {
+      const result = await sql.query<SignatureWithSigner>(
+        `${SELECT_WITH_SIGNER}
+          WHERE s.project_id = $1 AND s.status = 'SIGNED' AND (substring(s.message from 1 for 1) = $2::bytea) = $3
+          ORDER BY s.created_at DESC, s.id DESC LIMIT $4 OFFSET $5`,
+        [projectId, Buffer.from([TYPED_DATA_MARK]), kind === "TYPED_DATA", limit, page * limit],
+      );
+      return result.rows;
     },
     /** What the signing worker needs: the exact bytes and the wallet. */
     findForSigning: (key: SignatureKey): Promise<SigningInput | null> => findOne(key),
