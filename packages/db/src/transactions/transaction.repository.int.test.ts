@@ -67,6 +67,8 @@ describe("create", () => {
         gasLimit: null,
         hash: null,
         blockNumber: null,
+        minedHash: null,
+        minedBlockNumber: null,
         error: null,
         createdAt: result.createdAt,
         updatedAt: result.createdAt,
@@ -390,6 +392,28 @@ describe("move", () => {
     await repository.move(fixture.projectId, id, { from: "SUBMITTED", to: "SUBMITTED", set: { hash: null } });
 
     expect(await repository.findById(fixture.projectId, id)).toMatchObject({ hash: null, gasLimit: 50_000n });
+  });
+});
+
+describe("noteMined", () => {
+  test("records the attempt seen in a block on a SUBMITTED transaction only, without a status change, an event or a new updated_at; null forgets it", async () => {
+    const input = newTransaction(fixture);
+    await repository.create(input);
+    await repository.noteMined(fixture.projectId, input.id, { hash: "0xaa", blockNumber: 5n });
+    expect(await repository.findById(fixture.projectId, input.id)).toMatchObject({ status: "PENDING", minedHash: null, minedBlockNumber: null });
+
+    await repository.move(fixture.projectId, input.id, { from: "PENDING", to: "SUBMITTED", set: { fromAddress: fixture.wallets[0] as string, nonce: 70n, hash: "0xaa" } });
+    const before = await repository.findById(fixture.projectId, input.id);
+    const changesBefore = (await changes(fixture.projectId, input.id)).length;
+    const eventsBefore = (await events(fixture.projectId, input.id)).length;
+    await repository.noteMined(fixture.projectId, input.id, { hash: "0xaa", blockNumber: 5n });
+    const noted = await repository.findById(fixture.projectId, input.id);
+    expect(noted).toMatchObject({ status: "SUBMITTED", minedHash: "0xaa", minedBlockNumber: 5n, blockNumber: null, updatedAt: before!.updatedAt });
+    expect((await changes(fixture.projectId, input.id)).length).toBe(changesBefore);
+    expect((await events(fixture.projectId, input.id)).length).toBe(eventsBefore);
+
+    await repository.noteMined(fixture.projectId, input.id, null);
+    expect(await repository.findById(fixture.projectId, input.id)).toMatchObject({ minedHash: null, minedBlockNumber: null });
   });
 });
 
