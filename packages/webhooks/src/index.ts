@@ -1,3 +1,4 @@
+export { deliveryBody } from "./delivery-body";
 export { generateWebhookSecret, signDelivery } from "./signing";
 export { SYNDICATE_SIGNATURE_HEADER, syndicateSignature, syndicateSignedText } from "./syndicate-signature";
 export type { SyndicateDeliveryToSign } from "./syndicate-signature";
