@@ -1,8 +1,9 @@
-import { classifyRpcError, describeRevert, isMissingPastState, maxGasCost, type BlockTag, type ChainView, type Fees } from "@relay/chain";
+import { classifyRpcError, isMissingPastState, maxGasCost, type BlockTag, type ChainView, type Fees } from "@relay/chain";
 import { AppError } from "@relay/core";
 import type { TransactionRecord, TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
 import { withHeadroom } from "./gas-limit";
+import { revertReason } from "./revert-reason";
 import { sizeGasInOrder, type WalletCall } from "./size-gas-in-order";
 
 interface Sender {
@@ -21,13 +22,6 @@ export type SenderChoice<W extends Sender> =
 type Simulation = { kind: "sized"; gasLimit: bigint; at: BlockTag } | { kind: "reverted"; reason: string; data: string | null } | { kind: "insufficient-funds"; message: string };
 
 type CallsAhead = Pick<TransactionRepository, "callsAhead">;
-
-/**
- * A revert's reason: its data decoded (revert-reason.ts in packages/chain) with the request's
- * errorSignatures; the node's own words when it gave no data.
- */
-export const revertReason = (tx: Pick<TransactionRecord, "functionSignature" | "errorSignatures">, data: string | null, nodeWords: string): string =>
-  data === null ? nodeWords : describeRevert(data, tx);
 
 const estimateGas = async (view: ChainView, call: WalletCall, at: BlockTag): Promise<bigint> =>
   BigInt((await view.provider.send("eth_estimateGas", [{ ...call, value: toQuantity(call.value) }, at === "latest" ? at : toQuantity(at)])) as string);

@@ -3,9 +3,10 @@ import { AppError, type Logger } from "@relay/core";
 import type { AttemptRecord, TransactionRecord, WalletRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import type { ChainHandle } from "../chain-directory";
-import { chooseSender, revertReason } from "./choose-sender";
+import { chooseSender } from "./choose-sender";
 import type { BoundTransaction, StepDeps } from "./deps";
 import { pauseUntilFunded } from "./pause";
+import { revertReason } from "./revert-reason";
 import { signAttempt } from "./sign-attempt";
 import { sizeGasInOrder } from "./size-gas-in-order";
 

@@ -1,9 +1,9 @@
 import { classifyRpcError, type ChainView } from "@relay/chain";
 import type { Logger } from "@relay/core";
 import { toQuantity } from "ethers";
-import { revertReason } from "./choose-sender";
 import type { BoundTransaction } from "./deps";
 import type { Mined } from "./mined";
+import { revertReason } from "./revert-reason";
 
 export interface RevertedOnChain {
   reason: string;

@@ -11,6 +11,7 @@ const context = { functionSignature: "function transfer(address to, uint256 amou
 describe("describeRevert", () => {
   it("reads Error(string) as its message", () => {
     expect(describeRevert(errorString("not allowed"), context)).toBe("not allowed");
+    expect(describeRevert(errorString(""), context)).toBe("reverted with an empty message");
   });
 
   it("reads Panic(uint256) as its code and meaning", () => {

@@ -82,7 +82,7 @@ export function describeRevert(data: string | null, context: RevertContext): str
   } catch {
     decoded = null; // data that does not decode as the error its selector names
   }
-  if (decoded?.name === "Error" && decoded.signature === "Error(string)") return String(decoded.args[0]);
+  if (decoded?.name === "Error" && decoded.signature === "Error(string)") return String(decoded.args[0]) || "reverted with an empty message";
   if (decoded?.name === "Panic" && decoded.signature === "Panic(uint256)") {
     const code = BigInt(decoded.args[0] as bigint);
     const meaning = code <= 0xffn ? PANIC_MEANINGS[Number(code)] : undefined;
