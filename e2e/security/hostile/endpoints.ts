@@ -180,6 +180,16 @@ export function endpoints(world: World): Endpoint[] {
       functionSignature: { valid: fc.constant(fn.signature), bad: badSignature },
       args: { valid: fn.args, bad: fc.oneof(fc.array(hostileValue, { maxLength: 3 }), fc.dictionary(hostileString, hostileValue, { maxKeys: 3 })) },
       requestId: { valid: fc.oneof(fc.uuid(), fc.constant(undefined), fc.constant(null)), bad: fc.oneof(badUuid, pick([...own.transactionIds, ...other.transactionIds])) },
+      errorSignatures: {
+        valid: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(undefined, null) },
+          { weight: 1, arbitrary: fc.array(fc.constantFrom("error Failed(uint256 code)", "InsufficientBalance(uint256 available, uint256 required)", "error E((uint8 a, string[] b) t)"), { maxLength: 3 }) },
+        ),
+        bad: fc.oneof(
+          fc.constantFrom("error Failed(uint256 code)", ["error A(uint257 x)"], ["function f(uint256 x)"], ["event E(uint256 x)"], ["error A(uint256 x"], Array.from({ length: 51 }, () => "error A()"), [`error A(${"uint256,".repeat(200)}uint256)`]),
+          fc.array(fc.oneof(hostileString, hostileValue), { maxLength: 3 }),
+        ),
+      },
     }),
   );
   const eventCallback = mutatedObject({
@@ -238,7 +248,7 @@ export function endpoints(world: World): Endpoint[] {
   const shapes: RouteShape[] = [
     { name: "POST personalSign", runs: 2_000, method: "POST", documented: "/wallet/project/{projectId}/personalSign", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
     { name: "GET signature", runs: 700, method: "GET", documented: "/wallet/project/{projectId}/signatures/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signatures/${s}`) },
-    { name: "POST sendTransaction", runs: 2_500, method: "POST", documented: "/transact/sendTransaction", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId"] } },
+    { name: "POST sendTransaction", runs: 2_500, method: "POST", documented: "/transact/sendTransaction", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId", "errorSignatures"] } },
     { name: "GET transaction", runs: 700, method: "GET", documented: "/transact/project/{projectId}/transactions/{transactionId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/transact/project/${p}/transactions/${t}`) },
     { name: "POST eventCallback", runs: 1_200, method: "POST", documented: "/webhook/project/{projectId}/eventCallback", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallback`), body: { objects: eventCallback, fields: ["callbackURL", "eventType"] } },
     { name: "GET eventCallbacks", runs: 400, method: "GET", documented: "/webhook/project/{projectId}/eventCallbacks", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallbacks`) },

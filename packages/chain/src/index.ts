@@ -18,3 +18,5 @@ export type { BalanceAt, BlockTag, ChainView, ChainViewSettings } from "./view/c
 export type { MinedReceipt } from "./view/receipt-index";
 export { checkTypedData, TYPED_DATA_LIMITS, typedDataDigest } from "./typed-data/typed-data";
 export type { CheckedTypedData, TypedData, TypedField } from "./typed-data/typed-data";
+export { describeRevert, ERROR_SIGNATURE_LIMITS, PANIC_MEANINGS, parseErrorSignatures } from "./abi/revert-reason";
+export type { RevertContext } from "./abi/revert-reason";

@@ -243,4 +243,33 @@ contract Recorder {
         callCount += 1;
         lastCaller = msg.sender;
     }
+
+    // --- (h) reverts of each kind, for decoded revert reasons ---------------------------------
+
+    /// Panic 0x11: `type(uint256).max + x` overflows for any x > 0.
+    function overflow(uint256 x) external {
+        _neverStored = type(uint256).max;
+        _neverStored += x;
+    }
+
+    /// Panic 0x12 when `b` is zero.
+    function divide(uint256 a, uint256 b) external {
+        _neverStored = a / b;
+        _touch();
+    }
+
+    /// Panic 0x01 when `x` is zero.
+    function assertNonZero(uint256 x) external {
+        assert(x != 0);
+        _neverStored = x;
+        _touch();
+    }
+
+    /// Reverts with the custom error Failed(code) iff `trapArmed` is set when it executes: like
+    /// revertsWhenMined, a revert on chain that simulation did not see, with a custom error.
+    function failWhenTrapped(uint256 code) external {
+        if (trapArmed) revert Failed(code);
+        _touch();
+        emit TrapPassed(msg.sender, code);
+    }
 }

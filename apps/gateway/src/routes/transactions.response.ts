@@ -18,6 +18,7 @@ export function toTransactionResponse(tx: TransactionRecord, history: StatusChan
     hash: tx.hash,
     blockNumber: text(tx.blockNumber),
     error: tx.error,
+    revertData: tx.revertData,
     createdAt: tx.createdAt.toISOString(),
     updatedAt: tx.updatedAt.toISOString(),
     history: history.map((h) => ({ status: h.status, previousStatus: h.previousStatus, reason: h.reason, at: h.createdAt.toISOString() })),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ABI_LIMITS } from "@relay/chain";
+import { ABI_LIMITS, ERROR_SIGNATURE_LIMITS } from "@relay/chain";
 import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 import { evmAddress, omittable, uuid } from "../http-schemas";
 
@@ -26,6 +26,21 @@ export const sendTransactionRequest = z
         "Arguments by name or index; a tuple's value is an object keyed by component name. Null or omitted: none. " +
         `At most ${ABI_LIMITS.arrayLength} elements per array, ${ABI_LIMITS.values} values in all (elements, arrays and tuples counted), ` +
         `and ${ABI_LIMITS.calldataBytes} bytes of encoded calldata, selector included (nodes refuse a signed transaction over 128 KiB); beyond them, 400.`,
+    }),
+    errorSignatures: omittable(
+      z
+        .array(
+          z
+            .string({ error: "errorSignatures must be an array of strings" })
+            .max(ERROR_SIGNATURE_LIMITS.length, `each of errorSignatures must be at most ${ERROR_SIGNATURE_LIMITS.length} characters`),
+          { error: "errorSignatures must be an array of strings" },
+        )
+        .max(ERROR_SIGNATURE_LIMITS.count, `errorSignatures must have at most ${ERROR_SIGNATURE_LIMITS.count} entries`),
+    ).meta({
+      description:
+        "The contract's custom errors, human-readable (`error` keyword optional), so that a revert is reported by error name and arguments " +
+        "rather than by selector. Null or omitted: none. A signature ethers cannot read is a 400 naming it.",
+      example: ["error InsufficientBalance(uint256 available, uint256 required)"],
     }),
   })
   .meta({ id: "SendTransactionRequest" });
@@ -55,7 +70,8 @@ export const transactionRecordResponse = z
     nonce: z.string().nullable(),
     hash: z.string().nullable(),
     blockNumber: z.string().nullable(),
-    error: z.string().nullable(),
+    error: z.string().nullable().meta({ description: "Why it is INVALID, PAUSED, REVERTED or FAILED; a revert decoded: an Error(string) message, a panic code and its meaning, a custom error by name and arguments or by selector" }),
+    revertData: z.string().nullable().meta({ description: "The raw revert data behind `error`, 0x-hex; null when none was recorded" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     history: z.array(z.object({ status: z.string(), previousStatus: z.string().nullable(), reason: z.string().nullable(), at: z.iso.datetime() })),

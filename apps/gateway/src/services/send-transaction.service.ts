@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { encodeCall, parseFunctionSignature } from "@relay/chain";
+import { encodeCall, parseErrorSignatures, parseFunctionSignature } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
 import { isUsable, type ChainRepository, type JsonValue, type TransactionRepository, type WalletRepository } from "@relay/db";
 import type { Producer } from "@relay/queue";
@@ -67,6 +67,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
       }
       const fragment = parseFunctionSignature(request.functionSignature);
       const encoded = encodeCall(fragment, request.args);
+      const errorSignatures = request.errorSignatures && parseErrorSignatures(request.errorSignatures);
 
       const id = request.requestId ?? randomUUID();
       const result = await deps.transactions.create({
@@ -77,6 +78,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
         functionSignature: fragment.format("full"),
         args: encoded.normalizedArgs as JsonValue,
         calldata: Buffer.from(encoded.calldata.slice(2), "hex"),
+        ...(errorSignatures ? { errorSignatures } : {}),
       });
       if (!result.created) throw duplicateRequest(result.existingId);
       try {

@@ -3,6 +3,7 @@ import { AppError } from "@relay/core";
 import type { TransactionRecord, TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
 import { withHeadroom } from "./gas-limit";
+import { revertReason } from "./revert-reason";
 import { sizeGasInOrder, type WalletCall } from "./size-gas-in-order";
 
 interface Sender {
@@ -13,12 +14,12 @@ interface Sender {
 export type SenderChoice<W extends Sender> =
   /** `at`: the block the gas limit was estimated against. */
   | { kind: "chosen"; wallet: W; gasLimit: bigint; fees: Fees; at: BlockTag }
-  /** The call reverts: INVALID, no nonce taken. */
-  | { kind: "reverted"; reason: string }
+  /** The call reverts: INVALID, no nonce taken. `revertData`: 0x-hex, null when the node gave none. */
+  | { kind: "reverted"; reason: string; revertData: string | null }
   /** No candidate can pay; `wallet` is the preferred one, which the transaction waits for. */
   | { kind: "unfunded"; wallet: W; reason: string; gasLimit: bigint | null };
 
-type Simulation = { kind: "sized"; gasLimit: bigint; at: BlockTag } | { kind: "reverted"; reason: string } | { kind: "insufficient-funds"; message: string };
+type Simulation = { kind: "sized"; gasLimit: bigint; at: BlockTag } | { kind: "reverted"; reason: string; data: string | null } | { kind: "insufficient-funds"; message: string };
 
 type CallsAhead = Pick<TransactionRepository, "callsAhead">;
 
@@ -51,7 +52,7 @@ async function simulate(view: ChainView, ahead: CallsAhead, tx: TransactionRecor
     const refusal = classifyRpcError(e);
     if (refusal.kind === "reverted") {
       const inOrder = await sizeGasInOrder(ahead, view, call, tx, null, null, at);
-      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: inOrder.gasLimit, at } : { kind: "reverted", reason: refusal.reason };
+      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: inOrder.gasLimit, at } : { kind: "reverted", reason: refusal.reason, data: refusal.data };
     }
     if (refusal.kind === "insufficient-funds") return { kind: "insufficient-funds", message: refusal.message };
     throw new AppError("UNAVAILABLE", `simulation failed: ${refusal.kind === "transient" ? refusal.message : refusal.kind}`, { retryable: true, cause: e });
@@ -77,7 +78,9 @@ export async function chooseSender<W extends Sender>(
   for (const [i, wallet] of candidates.entries()) {
     if (i > 0 && (await view.balance(wallet.address)) <= tx.valueWei) continue;
     const simulation = await simulate(view, ahead, tx, wallet.address, data);
-    if (simulation.kind === "reverted") return { kind: "reverted", reason: `simulation reverted: ${simulation.reason}` };
+    if (simulation.kind === "reverted") {
+      return { kind: "reverted", reason: `simulation reverted: ${revertReason(tx, simulation.data, simulation.reason)}`, revertData: simulation.data };
+    }
     if (simulation.kind === "insufficient-funds") {
       waitFor ??= { wallet, reason: `wallet ${wallet.address} cannot pay: ${simulation.message}`, gasLimit: null };
       continue;

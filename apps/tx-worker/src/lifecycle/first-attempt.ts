@@ -6,6 +6,7 @@ import type { ChainHandle } from "../chain-directory";
 import { chooseSender } from "./choose-sender";
 import type { BoundTransaction, StepDeps } from "./deps";
 import { pauseUntilFunded } from "./pause";
+import { revertReason } from "./revert-reason";
 import { signAttempt } from "./sign-attempt";
 import { sizeGasInOrder } from "./size-gas-in-order";
 
@@ -14,8 +15,15 @@ export type FirstAttempt = { kind: "signed"; attempt: AttemptRecord } | { kind: 
 
 const decided = (result: RunAgain | "done"): FirstAttempt => ({ kind: "decided", result });
 
+/** Whether the address holds code, as the chain view keeps it; a failed read is retried. */
+const hasCode = (view: ChainView, address: string): Promise<boolean> =>
+  view.hasCode(address).catch((e: unknown) => {
+    throw new AppError("UNAVAILABLE", `reading the code at ${address} failed`, { retryable: true, cause: e });
+  });
+
 /**
- * Signs a transaction that has no attempt yet. In order: a wallet of `candidates` that can pay,
+ * Signs a transaction that has no attempt yet. In order: a call to an address without code is
+ * INVALID (a wrong chain or address would otherwise end CONFIRMED, having done nothing), a wallet of `candidates` that can pay,
  * simulated from (no nonce is taken for a call that reverts), the nonce from Postgres, the gas
  * limit after the wallet's earlier transactions, fees, signature, and the attempt stored before
  * anything is broadcast.
@@ -28,6 +36,13 @@ export async function signFirstAttempt(
   logger: Logger,
 ): Promise<FirstAttempt> {
   const { view } = handle;
+  if (tx.kind === "CALL" && !(await hasCode(view, tx.contractAddress))) {
+    // Before any nonce is taken: nothing is signed, no gas is spent.
+    const reason = `no contract at ${tx.contractAddress} on chain ${handle.record.chainId}: wrong chain or address?`;
+    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason });
+    logger.info({ contractAddress: tx.contractAddress }, "no contract code at the address; INVALID");
+    return decided("done");
+  }
   const choice = await chooseSender(view, deps.transactions, tx, candidates);
   if (choice.kind !== "chosen" && (await deps.transactions.attempts(tx.projectId, tx.id)).length > 0) {
     // Another run of this job (one handed back at shutdown, or taken over after a stall, while
@@ -38,7 +53,8 @@ export async function signFirstAttempt(
     return decided(runAgainIn(0));
   }
   if (choice.kind === "reverted") {
-    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason: choice.reason });
+    const set = choice.revertData === null ? {} : { revertData: choice.revertData };
+    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason: choice.reason, set });
     return decided("done");
   }
   if (choice.kind === "unfunded") {
@@ -95,8 +111,9 @@ async function gasLimitInOrder(
     return estimated;
   }
   if (inOrder.kind === "reverted") {
-    const reason = `simulation reverted after the wallet's ${inOrder.ahead} earlier transaction(s) still in flight: ${inOrder.reason}`;
-    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason });
+    const reason = `simulation reverted after the wallet's ${inOrder.ahead} earlier transaction(s) still in flight: ${revertReason(tx, inOrder.data, inOrder.reason)}`;
+    const set = inOrder.data === null ? {} : { revertData: inOrder.data };
+    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "INVALID", reason, set });
     logger.info(context, "the call reverts after the wallet's earlier transactions; INVALID, its nonce to be filled");
     return null;
   }

@@ -5,6 +5,7 @@ import { runAgainIn, type RunAgain } from "@relay/queue";
 import type { ChainHandle } from "../chain-directory";
 import { checkBalance } from "./check-balance";
 import type { BoundTransaction, StepDeps } from "./deps";
+import { whyReverted } from "./why-reverted";
 
 export interface Mined {
   attempt: AttemptRecord;
@@ -43,11 +44,12 @@ export async function settleMined(deps: StepDeps, handle: ChainHandle, tx: Bound
   const confirmations = (await view.head()) - mined.receipt.blockNumber + 1;
   if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
   const succeeded = mined.receipt.status === 1;
+  const reverted = succeeded ? null : await whyReverted(view, tx, mined, logger);
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "SUBMITTED",
     to: succeeded ? "CONFIRMED" : "REVERTED",
-    reason: succeeded ? null : `reverted on chain in block ${mined.receipt.blockNumber}`,
-    set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber) },
+    reason: reverted?.reason ?? null,
+    set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber), ...(reverted?.revertData ? { revertData: reverted.revertData } : {}) },
   });
   await checkBalance(deps, handle, tx.fromAddress, logger, mined.receipt.blockNumber);
   return "done";

@@ -15,7 +15,8 @@ export interface WalletCall {
 /** `ahead`: how many of the wallet's calls it was run after. */
 export type InOrderGas =
   | { kind: "sized"; gasLimit: bigint; ahead: number }
-  | { kind: "reverted"; reason: string; ahead: number }
+  /** `data`: the revert data, 0x-hex; null when the node gave none. */
+  | { kind: "reverted"; reason: string; data: string | null; ahead: number }
   /** More of the wallet's calls in flight than one simulation holds. */
   | { kind: "too-many"; ahead: number };
 
@@ -87,7 +88,7 @@ export async function sizeGasInOrder(
   const ceiling = gasCeiling(blockGasLimit, gasLimit ?? 0n);
   const withAll = await lastOf(ceiling);
   if (withAll === null) return gasLimit === null ? null : estimateAtPending(view, call, gasLimit, blockGasLimit, ahead);
-  if (!withAll.ok) return { kind: "reverted", reason: withAll.reason, ahead };
+  if (!withAll.ok) return { kind: "reverted", reason: withAll.reason, data: withAll.data, ahead };
   const needed = withHeadroom(limitForPeak(withAll.peakGas), blockGasLimit);
   const raised = gasLimit !== null && gasLimit > needed ? gasLimit : needed;
   // The peak bounds what the call needs but for deeply nested calls; the ceiling is certain.

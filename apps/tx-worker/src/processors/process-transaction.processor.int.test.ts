@@ -180,7 +180,8 @@ describe("processTransaction processor", () => {
     expect(error).not.toBeNull();
     // createTypedWorker retries whatever is not an AppError marked `retryable: false`.
     expect(isAppError(error) && !error.retryable).toBe(false);
-    expect(error!.message).toMatch(/simulation failed/);
+    // The first question to the chain is whether the contract has code (the no-code guard).
+    expect(error!.message).toMatch(/simulation failed|reading the code at \S+ failed/);
     const after = await transactions.findById(tx.projectId, tx.transactionId);
     expect(after).toMatchObject({ status: "PENDING", fromAddress: null, nonce: null, error: null });
     expect(await transactions.attempts(tx.projectId, tx.transactionId)).toEqual([]);

@@ -19,7 +19,8 @@ describe("classifyRpcError", () => {
       message: "execution reverted: not allowed",
       data: `0x08c379a0${AbiCoder.defaultAbiCoder().encode(["string"], ["not allowed"]).slice(2)}`,
     });
-    expect(classifyRpcError(reason)).toEqual({ kind: "reverted", reason: "not allowed" });
+    expect(classifyRpcError(reason)).toEqual({ kind: "reverted", reason: "not allowed", data: `0x08c379a0${AbiCoder.defaultAbiCoder().encode(["string"], ["not allowed"]).slice(2)}` });
+    expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: 3, message: "execution reverted" }))).toMatchObject({ kind: "reverted", data: "0x" });
     expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: 3, message: "execution reverted" })).kind).toBe("reverted");
     expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: -32000, message: "execution reverted" })).kind).toBe("reverted");
   });
@@ -27,7 +28,7 @@ describe("classifyRpcError", () => {
   it("calls a revert reverted whatever its reason says: a contract's words are not the node's", () => {
     for (const reason of ["Insufficient funds", "ERC20: insufficient funds", "Permit: nonce too low", "order already known", "bid underpriced", "invalid chain id", "fee too low"]) {
       const data = `0x08c379a0${AbiCoder.defaultAbiCoder().encode(["string"], [reason]).slice(2)}`;
-      expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: 3, message: `execution reverted: ${reason}`, data }))).toEqual({ kind: "reverted", reason });
+      expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: 3, message: `execution reverted: ${reason}`, data }))).toEqual({ kind: "reverted", reason, data });
       // Without revert data, as some providers answer: the node's own wording says it reverted.
       expect(classifyRpcError(rpcErrorOf("eth_estimateGas", { code: -32000, message: `execution reverted: ${reason}` })).kind).toBe("reverted");
     }

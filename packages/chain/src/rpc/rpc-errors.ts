@@ -6,7 +6,8 @@ import { toError } from "@relay/core";
  * RPCs); ethers normalises some into codes, the rest is matched on the message.
  */
 export type RpcRefusal =
-  | { kind: "reverted"; reason: string }
+  /** `data`: the revert data, 0x-hex ("0x": none); null when the node did not give it. */
+  | { kind: "reverted"; reason: string; data: string | null }
   | { kind: "insufficient-funds"; message: string }
   | { kind: "nonce-too-low"; message: string }
   | { kind: "already-known"; message: string }
@@ -67,7 +68,7 @@ export const isMissingPastState = (e: unknown): boolean => NO_PAST_STATE.test(me
 
 export function classifyRpcError(e: unknown): RpcRefusal {
   const message = messageOf(e);
-  if (isRevert(e)) return { kind: "reverted", reason: revertReason(e, message) };
+  if (isRevert(e)) return { kind: "reverted", reason: revertReason(e, message), data: revertDataOf(e) };
   // Nethermind before 1.31 words refusals as its enum names ("InsufficientFunds, Account balance:
   // …", "AlreadyKnown", "FeeTooLow"): spaces are dropped before these look-ups.
   const lower = message.toLowerCase();
@@ -83,9 +84,21 @@ export function classifyRpcError(e: unknown): RpcRefusal {
   if (REJECTED.test(lower)) return { kind: "rejected", message };
   if (isError(e, "CALL_EXCEPTION") && isServerFault(e)) return { kind: "transient", message };
   if (isError(e, "CALL_EXCEPTION") || lower.includes("execution reverted") || lower.includes("revert")) {
-    return { kind: "reverted", reason: revertReason(e, message) };
+    return { kind: "reverted", reason: revertReason(e, message), data: revertDataOf(e) };
   }
   return { kind: "transient", message };
+}
+
+/**
+ * A revert's raw data as the node answered it: ethers' `data`, else the node's error's. A node
+ * that says only "execution reverted", with nothing after it and no data, reverted without data
+ * ("0x"); one that gives words but no data leaves it unknown (null).
+ */
+function revertDataOf(e: unknown): string | null {
+  if (isError(e, "CALL_EXCEPTION") && typeof e.data === "string") return e.data;
+  const rpc = nodeErrorOf(e);
+  if (typeof rpc?.data === "string" && /^0x([0-9a-f]{2})*$/i.test(rpc.data)) return rpc.data;
+  return typeof rpc?.message === "string" && /^\s*execution reverted\s*$/i.test(rpc.message) ? "0x" : null;
 }
 
 /** JSON-RPC codes of a node or provider failing, not the call: internal error, resource unavailable, limit exceeded. */

@@ -13,7 +13,8 @@ export interface CallToSimulate {
 
 export type SimulatedCall =
   | { ok: true; gasUsed: bigint; peakGas: bigint }
-  | { ok: false; gasUsed: bigint; reason: string };
+  /** `data`: the revert data, 0x-hex ("0x": none); null when the node gave none. */
+  | { ok: false; gasUsed: bigint; reason: string; data: string | null };
 
 interface CallResult {
   status?: string;
@@ -112,7 +113,7 @@ export async function simulateCalls(
   }
   return results.map((r) => {
     const gasUsed = BigInt(r.gasUsed ?? "0x0");
-    if (r.status !== "0x1") return { ok: false, gasUsed, reason: failureOf(r) };
+    if (r.status !== "0x1") return { ok: false, gasUsed, reason: failureOf(r), data: r.error?.data ?? r.returnData ?? null };
     const peakGas = r.maxUsedGas ? BigInt(r.maxUsedGas) : (gasUsed * 5n + 3n) / 4n;
     return { ok: true, gasUsed, peakGas };
   });

@@ -2,6 +2,7 @@ import type { JsonRpcProvider } from "ethers";
 import type { Logger } from "@relay/core";
 import { priceFees, type FeeCaps, type Fees } from "../fees/fees";
 import { simulateCalls, type CallToSimulate, type SimulatedCall } from "../rpc/simulate-calls";
+import { createCodePresence } from "./code-presence";
 import { createReceiptIndex, type MinedReceipt } from "./receipt-index";
 import { sharedValue, sharedValues } from "./shared-value";
 
@@ -45,6 +46,8 @@ export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvi
   let simulatesInOrder = true;
   /** The last balance read per wallet, with the head it was read at and when. */
   const balanceAt = new Map<string, { head: number; at: number; value: Promise<BalanceAt> }>();
+  // A yes for an hour; a no for one block, the soonest a contract deployed meanwhile is seen.
+  const hasCode = createCodePresence(provider, { presentMs: 3_600_000, absentMs: Math.max(1_000, chain.blockTimeMs) }, now);
   const receipts = createReceiptIndex({
     provider,
     head,
@@ -93,6 +96,8 @@ export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvi
       value.catch(() => balanceAt.delete(address));
       return value;
     },
+    /** Whether `address` holds contract code (code-presence.ts): one eth_getCode per address, kept. */
+    hasCode,
     receiptOf: (hash: string, sentAt: Date): Promise<MinedReceipt | null> => receipts.receiptOf(hash, sentAt),
     freshReceiptOf: (hash: string): Promise<MinedReceipt | null> => receipts.freshReceiptOf(hash),
   };

@@ -11,6 +11,8 @@ export interface MoveFields {
   gasLimit?: bigint | null;
   hash?: string | null;
   blockNumber?: bigint | null;
+  /** The raw revert data behind `error`, 0x-hex (null clears it). */
+  revertData?: string | null;
   /** Defaults to `reason` when moving to INVALID, PAUSED, REVERTED or FAILED, to null otherwise. */
   error?: string | null;
 }

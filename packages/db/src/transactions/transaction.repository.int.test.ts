@@ -52,6 +52,18 @@ async function events(projectId: string, id: string): Promise<EventRow[]> {
 }
 
 describe("create", () => {
+  test("keeps a transaction's errorSignatures, and the revert data a move sets", async () => {
+    const errorSignatures = ["error Failed(uint256 code)", "error InsufficientBalance(uint256 available, uint256 required)"];
+    const input = { ...newTransaction(fixture), errorSignatures };
+    expect((await repository.create(input)).created).toBe(true);
+    expect(await repository.findById(input.projectId, input.id)).toMatchObject({ errorSignatures, revertData: null });
+
+    const revertData = "0x4e487b710000000000000000000000000000000000000000000000000000000000000011";
+    const reason = "simulation reverted: panic 0x11: arithmetic overflow or underflow";
+    expect(await repository.move(input.projectId, input.id, { from: "PENDING", to: "INVALID", reason, set: { revertData } })).toBe(true);
+    expect(await repository.findById(input.projectId, input.id)).toMatchObject({ status: "INVALID", error: reason, errorSignatures, revertData });
+  });
+
   test("stores a PENDING transaction with its first status change and its outbox event", async () => {
     const input = newTransaction(fixture, { valueWei: 10n ** 30n, args: { value: "42", list: [1, { a: "b" }] } });
 
@@ -73,6 +85,8 @@ describe("create", () => {
         createdAt: result.createdAt,
         updatedAt: result.createdAt,
         kind: "CALL",
+        errorSignatures: null,
+        revertData: null,
     });
 
     const [change, ...moreChanges] = await changes(input.projectId, input.id);

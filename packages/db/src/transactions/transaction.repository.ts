@@ -53,6 +53,8 @@ export interface NewTransaction {
   args: JsonValue;
   calldata: Uint8Array;
   valueWei?: bigint;
+  /** Error signatures to decode custom errors by (ethers' full form); absent: none. */
+  errorSignatures?: readonly string[] | undefined;
 }
 
 /** A call a wallet's transaction makes at its nonce: what the next transactions of the wallet run after. */
@@ -89,6 +91,7 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
       inputs.map((i) => asBuffer(i.calldata)),
       inputs.map((i) => (i.valueWei ?? 0n).toString()),
       inputs.map(() => randomUUID()),
+      inputs.map((i) => (i.errorSignatures ? JSON.stringify(i.errorSignatures) : null)),
     ]);
     const created = new Map(result.rows.map((row) => [`${row.projectId}/${row.id}`, row]));
     // Only the first occurrence of an id repeated in the batch was inserted; the rest conflict.
