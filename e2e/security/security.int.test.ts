@@ -239,6 +239,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${B}/signatures`, key),
       await call("GET", `/wallet/project/${B}/personalSignature/${b.signatureId}`, key),
       await call("GET", `/wallet/project/${B}/personalSignatures`, key),
+      await call("GET", `/transact/project/${B}/transactions?status=PENDING`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);
