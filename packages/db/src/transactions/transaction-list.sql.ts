@@ -9,7 +9,8 @@ import { TRANSACTION_COLUMNS } from "./transaction-record";
  * Newest first by (created_at, id), keyset-paged: each page starts strictly after the previous
  * page's last row, so a row inserted meanwhile (newer, or committed late with an older time)
  * never shifts the rows after the cursor. Read along transaction_project_id_created_at_id_idx,
- * backwards; the filters are checked on the rows it walks.
+ * backwards from the cursor (and creation-time bounds); the other filters are checked on the rows
+ * it walks.
  */
 export const LIST_TRANSACTIONS = `
   SELECT ${TRANSACTION_COLUMNS}, ${RECEIPT_JSON} AS receipt
@@ -18,8 +19,10 @@ export const LIST_TRANSACTIONS = `
      AND ($2::"TransactionStatus"[] IS NULL OR t.status = ANY($2))
      AND ($3::bigint IS NULL OR t.chain_id = $3)
      AND ($4::text IS NULL OR lower(t.from_address) = lower($4))
-     AND ($5::timestamptz IS NULL OR t.created_at >= $5)
-     AND ($6::timestamptz IS NULL OR t.created_at < $6)
-     AND ($7::timestamptz IS NULL OR (t.created_at, t.id) < ($7, $8::uuid))
+     -- Bounds without OR, so they are the index scan's conditions (it starts at the cursor)
+     -- rather than filters on every row from the newest down: a deep page reads only its own rows.
+     AND t.created_at >= coalesce($5::timestamptz, '-infinity')
+     AND t.created_at < coalesce($6::timestamptz, 'infinity')
+     AND (t.created_at, t.id) < (coalesce($7::timestamptz, 'infinity'), coalesce($8::uuid, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
    ORDER BY t.created_at DESC, t.id DESC
    LIMIT $9`;
