@@ -132,6 +132,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET typed-data signatures", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/signatures` })],
     ["GET personal signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignature/${a.signatureId}` })],
     ["GET personal signatures", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignatures` })],
+    ["GET transactions list", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions?status=PENDING,CONFIRMED&limit=5` })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -177,6 +178,15 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       const found = await call("GET", `/wallet/project/${A}/${list}?search=${b.transactionId}`, key);
       expect([list, found.status, found.body.total]).toEqual([list, 200, 0]);
     }
+    // Our own list through A's path has none of B's transactions, and refuses B's cursor.
+    const ours = await call("GET", `/transact/project/${A}/transactions?limit=100`, key);
+    expect(ours.status).toBe(200);
+    expect((ours.body.transactions as { transactionId: string }[]).map((t) => t.transactionId)).not.toContain(b.transactionId);
+    const second = { projectId: b.fixture.projectId, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" };
+    expect((await call("POST", "/transact/sendTransaction", b.fixture.apiKey, second)).status).toBe(200); // B has two: a page of one has a next
+    const theirs = await call("GET", `/transact/project/${b.fixture.projectId}/transactions?limit=1`, b.fixture.apiKey);
+    const withTheirCursor = await call("GET", `/transact/project/${A}/transactions?cursor=${theirs.body.nextCursor as string}`, key);
+    expect([withTheirCursor.status, withTheirCursor.body.message]).toEqual([400, "cursor belongs to another project's list"]);
     for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback) [0-9a-f-]+ in project ${A}$`));
     expect(await sealedSecret(b.callbackIds[0]!)).toBe(sealedBefore);
     const listed = await call("GET", `/webhook/project/${b.fixture.projectId}/eventCallbacks`, b.fixture.apiKey);
@@ -229,6 +239,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${B}/signatures`, key),
       await call("GET", `/wallet/project/${B}/personalSignature/${b.signatureId}`, key),
       await call("GET", `/wallet/project/${B}/personalSignatures`, key),
+      await call("GET", `/transact/project/${B}/transactions?status=PENDING`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);

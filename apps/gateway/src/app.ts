@@ -10,6 +10,7 @@ import {
   createTopUpRepository,
   createTransactionReads,
   createTransactionSnapshots,
+  createTransactionList,
   createWalletRepository,
   type Database,
   type Sql,
@@ -35,6 +36,7 @@ import { createPersonalSignService } from "./services/personal-sign.service";
 import { createSignBatches } from "./services/sign-batches";
 import { createSendTransactionService } from "./services/send-transaction.service";
 import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
+import { transactionListRoutes } from "./routes/transaction-list.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
@@ -137,6 +139,7 @@ export function createApp(deps: GatewayDeps): Express {
     }),
   );
 
+  app.use(transactionListRoutes({ listTransactions: createTransactionList(deps.sql) }));
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
   app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 

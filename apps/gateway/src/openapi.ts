@@ -23,6 +23,7 @@ import {
   eventCallbackRotated,
 } from "./routes/event-callbacks.schema";
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
+import { transactionListParams, transactionListQuery, transactionListResponse } from "./routes/transaction-list.schema";
 import { registerWalletPaths } from "./syndicate/wallets.openapi";
 import {
   attemptsQuery,
@@ -104,6 +105,21 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/transactions",
+    summary: "List the project's transactions: filtered, newest first, a page at a time",
+    description:
+      "Contract calls (not top-ups: see /funding), newest first by createdAt then transactionId. Each item is the read's fields without history and attempts (read one transaction for those). Pages follow `nextCursor`: a page never repeats or skips a transaction that existed when the first page was read, and transactions created meanwhile never shift later pages.",
+    security: secured,
+    request: { params: transactionListParams, query: transactionListQuery },
+    responses: {
+      200: json(transactionListResponse, "A page of transactions and the cursor of the next"),
+      400: json(errorBody, "projectId is not a UUID, or a query parameter is wrong (the message names it), or the cursor was altered or is another project's"),
+      ...common,
+    },
   });
 
   registry.registerPath({

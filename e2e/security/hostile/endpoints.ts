@@ -161,7 +161,25 @@ function listQuery(world: World, flag: string, ...more: fc.Arbitrary<[string, st
   return fc.array(pair, { maxLength: 4 }).map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([k, v]) => `${k}=${percent(v)}`).join("&")}`));
 }
 
-/** Every route of the gateway, and the number of cases each gets (17 400 in all). */
+/** Query strings of our transaction list: each filter, the page size and the cursor, valid or not, repeated or not. */
+function transactionListQuery(world: World): fc.Arbitrary<string> {
+  const cursor = fc.oneof(
+    fc.constantFrom("", "x", "bm90LWEtY3Vyc29y", "A".repeat(201), `${Buffer.from(`${world.own.projectId}|0|${world.own.projectId}|AAAAAAAAAAAAAAAA`).toString("base64url")}`),
+    hostileString,
+  );
+  const pair = fc.oneof(
+    fc.tuple(fc.constant("status"), fc.oneof(fc.constantFrom("PENDING", "SUBMITTED", "CONFIRMED,REVERTED", "confirmed", "MINED", "", ",", "PENDING,".repeat(200)), hostileString)),
+    fc.tuple(fc.constant("chainId"), fc.oneof(fc.constantFrom(String(world.chainId), "0", "-1", "1.5", "0x10", "9".repeat(40)), hostileString)),
+    fc.tuple(fc.constant("fromAddress"), fc.oneof(fc.constant(world.own.wallet), fc.constant(world.other.wallet), address, badAddress)),
+    fc.tuple(fc.constantFrom("createdAfter", "createdBefore"), fc.oneof(fc.constantFrom("2026-11-26T16:00:00Z", "2026-11-26T16:00:00+02:00", "2026-11-26", "yesterday", "2026-13-40T99:99:99Z", ""), hostileString)),
+    fc.tuple(fc.constant("limit"), fc.oneof(fc.nat({ max: 200 }).map(String), fc.constantFrom("-1", "0", "1.5", "1e3", "", "99999999999"), hostileString)),
+    fc.tuple(fc.constant("cursor"), cursor),
+    fc.tuple(fc.constantFrom("page", "x", "__proto__"), hostileString),
+  );
+  return fc.array(pair, { maxLength: 5 }).map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([k, v]) => `${k}=${percent(v)}`).join("&")}`));
+}
+
+/** Every route of the gateway, and the number of cases each gets (17 900 in all). */
 export function endpoints(world: World): Endpoint[] {
   const { own, other } = world;
   const project = idSegment(fc.constantFrom(own.projectId, own.projectId, other.projectId));
@@ -296,6 +314,15 @@ export function endpoints(world: World): Endpoint[] {
           ),
         )
         .map(([p, query]) => `/funding/project/${p}/transactions${query}`),
+    },
+    {
+      name: "GET transactions list",
+      runs: 500,
+      method: "GET",
+      documented: "/transact/project/{projectId}/transactions",
+      allowed: [200, 400],
+      authenticated: true,
+      path: fc.tuple(project, transactionListQuery(world)).map(([p, q]) => `/transact/project/${p}/transactions${q}`),
     },
   ];
   return shapes.map((s) => endpoint(world, s)).flatMap((e) =>

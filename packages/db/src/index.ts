@@ -14,6 +14,8 @@ export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-dat
 export { resolveMigrationsDir } from "./migrate/migrations-dir";
 export * from "./transactions/transaction.repository";
 export * from "./transactions/transaction-snapshot";
+export * from "./transactions/transaction-list.repository";
+export { receiptOf, type ReceiptSource, type TransactionReceipt } from "./transactions/transaction-receipt";
 export * from "./transactions/transaction-reads.repository";
 export type { Move, MoveFields } from "./transactions/transaction-moves";
 export type { NonceBinding, NonceRequest } from "./transactions/nonce-allocation";

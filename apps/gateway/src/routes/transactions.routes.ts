@@ -71,7 +71,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
     assertProjectAccess(principalOf(res.locals), projectId);
     const snapshot = await deps.readTransaction(projectId, transactionId);
     if (!snapshot) throw new AppError("NOT_FOUND", `No transaction ${transactionId} in project ${projectId}`);
-    res.json(toTransactionResponse(snapshot.transaction, snapshot.history, snapshot.attempts));
+    res.json(toTransactionResponse(snapshot.transaction, snapshot.history, snapshot.attempts, snapshot.receipt));
   });
 
   return router;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ABI_LIMITS, ERROR_SIGNATURE_LIMITS } from "@relay/chain";
 import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 import { evmAddress, omittable, uuid } from "../http-schemas";
+import { transactionReceiptResponse } from "./transaction-receipt.schema";
 
 export const sendTransactionRequest = z
   .strictObject({
@@ -74,6 +75,7 @@ export const transactionRecordResponse = z
     revertData: z.string().nullable().meta({ description: "The raw revert data behind `error`, 0x-hex; null when none was recorded" }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
+    receipt: transactionReceiptResponse,
     history: z.array(z.object({ status: z.string(), previousStatus: z.string().nullable(), reason: z.string().nullable(), at: z.iso.datetime() })),
     attempts: z.array(
       z.object({

@@ -1,6 +1,6 @@
 import type { ChainView, MinedReceipt } from "@relay/chain";
 import type { Logger } from "@relay/core";
-import type { AttemptRecord } from "@relay/db";
+import { receiptOf, type AttemptRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import type { ChainHandle } from "../chain-directory";
 import { checkBalance } from "./check-balance";
@@ -37,7 +37,8 @@ export async function freshlyMinedAttempt(view: ChainView, attempts: AttemptReco
 
 /**
  * SUBMITTED → CONFIRMED, or REVERTED when the mined attempt failed, once its block has the chain's
- * confirmations (until then, another look a block later). The wallet's balance is checked then.
+ * confirmations (until then, another look a block later), with that attempt's receipt. The
+ * wallet's balance is checked then.
  */
 export async function settleMined(deps: StepDeps, handle: ChainHandle, tx: BoundTransaction, mined: Mined, logger: Logger): Promise<RunAgain | "done"> {
   const { record: chain, view } = handle;
@@ -49,7 +50,13 @@ export async function settleMined(deps: StepDeps, handle: ChainHandle, tx: Bound
     from: "SUBMITTED",
     to: succeeded ? "CONFIRMED" : "REVERTED",
     reason: reverted?.reason ?? null,
-    set: { hash: mined.attempt.hash, blockNumber: BigInt(mined.receipt.blockNumber), ...(reverted?.revertData ? { revertData: reverted.revertData } : {}) },
+    // The receipt the look above already read (no further call to the node), for the read's `receipt`.
+    set: {
+      hash: mined.attempt.hash,
+      blockNumber: BigInt(mined.receipt.blockNumber),
+      receipt: receiptOf(mined.receipt),
+      ...(reverted?.revertData ? { revertData: reverted.revertData } : {}),
+    },
   });
   await checkBalance(deps, handle, tx.fromAddress, logger, mined.receipt.blockNumber);
   return "done";

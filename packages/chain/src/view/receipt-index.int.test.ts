@@ -38,8 +38,6 @@ describe("receipt index", () => {
     const calls: string[] = [];
     const send = provider.send.bind(provider);
     jest.spyOn(provider, "send").mockImplementation((method, params) => (calls.push(method), send(method, params)));
-    const getReceipt = provider.getTransactionReceipt.bind(provider);
-    jest.spyOn(provider, "getTransactionReceipt").mockImplementation((hash) => (calls.push("getTransactionReceipt"), getReceipt(hash)));
     return calls;
   };
 
@@ -57,8 +55,29 @@ describe("receipt index", () => {
     expect(receipts[1]!.blockNumber).toBe(receipts[0]!.blockNumber + 1);
     expect(await index.receiptOf(`0x${"22".repeat(32)}`, sentAt)).toBeNull();
     expect(calls.filter((m) => m === "eth_getBlockReceipts")).toHaveLength(2);
-    expect(calls).not.toContain("getTransactionReceipt");
+    expect(calls).not.toContain("eth_getTransactionReceipt");
     jest.restoreAllMocks();
+  });
+
+  test("keeps what the relay records of a receipt, the same from a block's receipts and by hash", async () => {
+    const provider = providers.get(31_417n, anvil.rpcUrl);
+    const index = createReceiptIndex({ provider, head: () => provider.getBlockNumber(), marginMs: 0, logger });
+    expect(await index.receiptOf(`0x${"66".repeat(32)}`, new Date(Date.now() + 60_000))).toBeNull(); // starts the index
+    const hash = await send();
+    const node = (await provider.send("eth_getTransactionReceipt", [hash])) as { blockHash: string; blockNumber: string; gasUsed: string; effectiveGasPrice: string; logs: unknown[] };
+    const expected = {
+      hash: hash.toLowerCase(),
+      blockNumber: Number(node.blockNumber),
+      status: 1,
+      blockHash: node.blockHash.toLowerCase(),
+      gasUsed: BigInt(node.gasUsed),
+      effectiveGasPrice: BigInt(node.effectiveGasPrice),
+      l1Fee: null, // anvil reports none
+      logCount: node.logs.length,
+    };
+    expect(expected.gasUsed).toBe(21_000n);
+    expect(await index.receiptOf(hash, new Date(Date.now() + 1))).toEqual(expected);
+    expect(await index.freshReceiptOf(hash)).toEqual(expected);
   });
 
   test("an attempt sent before the index covered the chain is looked up by hash", async () => {
@@ -69,7 +88,7 @@ describe("receipt index", () => {
     const calls = counting(provider);
     const receipt = await index.receiptOf(earlier, new Date(Date.now() - 60_000));
     expect(receipt).toMatchObject({ hash: earlier.toLowerCase(), status: 1 });
-    expect(calls).toContain("getTransactionReceipt");
+    expect(calls).toContain("eth_getTransactionReceipt");
     jest.restoreAllMocks();
   });
 
@@ -114,7 +133,7 @@ describe("receipt index", () => {
     const calls = counting(provider);
     expect(await index.receiptOf(skipped, sentAt)).toMatchObject({ hash: skipped.toLowerCase() });
     expect(calls.filter((m) => m === "eth_getBlockReceipts")).toHaveLength(1); // the new head only
-    expect(calls).toContain("getTransactionReceipt");
+    expect(calls).toContain("eth_getTransactionReceipt");
     jest.restoreAllMocks();
   });
 

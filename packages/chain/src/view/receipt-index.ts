@@ -1,12 +1,19 @@
 import type { JsonRpcProvider } from "ethers";
 import { toError, type Logger } from "@relay/core";
 
-/** What following a transaction needs of its receipt. */
+/** What following a transaction needs of its receipt, and what the relay records of it once final. */
 export interface MinedReceipt {
   hash: string;
   blockNumber: number;
   /** 1 succeeded, 0 reverted. */
   status: number;
+  blockHash: string;
+  gasUsed: bigint;
+  /** Null from a node whose receipts have no effectiveGasPrice (before EIP-1559). */
+  effectiveGasPrice: bigint | null;
+  /** The L1 data fee, on chains whose receipts report one (OP Stack's `l1Fee`); null elsewhere. */
+  l1Fee: bigint | null;
+  logCount: number;
 }
 
 export interface ReceiptIndexOptions {
@@ -31,6 +38,26 @@ interface RawReceipt {
   blockNumber?: string;
   blockHash?: string;
   status?: string;
+  gasUsed?: string;
+  effectiveGasPrice?: string;
+  l1Fee?: string | null;
+  logs?: unknown[];
+}
+
+const quantity = (value: string | null | undefined): bigint | null => (typeof value === "string" && value !== "" ? BigInt(value) : null);
+
+/** A node's receipt (eth_getBlockReceipts, eth_getTransactionReceipt) as a MinedReceipt. */
+export function toMinedReceipt(raw: RawReceipt, hash: string, blockNumber: number, blockHash: string): MinedReceipt {
+  return {
+    hash,
+    blockNumber,
+    status: Number(raw.status ?? "0x0"),
+    blockHash,
+    gasUsed: quantity(raw.gasUsed) ?? 0n,
+    effectiveGasPrice: quantity(raw.effectiveGasPrice),
+    l1Fee: quantity(raw.l1Fee),
+    logCount: Array.isArray(raw.logs) ? raw.logs.length : 0,
+  };
 }
 
 interface RawHeader {
@@ -104,7 +131,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
     for (const r of raw) {
       if (!r.transactionHash) continue;
       const hash = r.transactionHash.toLowerCase();
-      byHash.set(hash, { hash, blockNumber: block, status: Number(r.status ?? "0x0") });
+      byHash.set(hash, toMinedReceipt(r, hash, block, blockHash));
       hashes.push(hash);
     }
     blocks.set(block, { blockHash, hashes, seenAt });
@@ -160,8 +187,10 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
   };
 
   const byHashLookup = async (hash: string): Promise<MinedReceipt | null> => {
-    const receipt = await options.provider.getTransactionReceipt(hash);
-    return receipt ? { hash: hash.toLowerCase(), blockNumber: receipt.blockNumber, status: receipt.status ?? 0 } : null;
+    // Raw, not ethers' getTransactionReceipt: its receipt drops fields it does not know (l1Fee).
+    const raw = (await options.provider.send("eth_getTransactionReceipt", [hash])) as RawReceipt | null;
+    if (!raw?.blockNumber || !raw.blockHash) return null;
+    return toMinedReceipt(raw, hash.toLowerCase(), Number(raw.blockNumber), raw.blockHash.toLowerCase());
   };
 
   return {

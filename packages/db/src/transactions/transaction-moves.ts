@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createBatcher, type BatcherOptions } from "@relay/core";
 import { assertCanMove, ERROR_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Sql } from "../client";
+import type { TransactionReceipt } from "./transaction-receipt";
 import { MOVE_MANY, NOTE_MINED } from "./transaction.sql";
 
 /** Columns a move may set with the status. A key left out keeps its value; null clears it. */
@@ -13,6 +14,8 @@ export interface MoveFields {
   blockNumber?: bigint | null;
   /** The raw revert data behind `error`, 0x-hex (null clears it). */
   revertData?: string | null;
+  /** The final attempt's receipt (CONFIRMED, REVERTED): written once, with the move that makes it final. */
+  receipt?: TransactionReceipt;
   /** Defaults to `reason` when moving to INVALID, PAUSED, REVERTED or FAILED, to null otherwise. */
   error?: string | null;
 }
@@ -38,8 +41,19 @@ interface MoveRequest {
 function moveFields(set: MoveFields): Record<string, string | null> {
   const fields: Record<string, string | null> = {};
   for (const [key, value] of Object.entries(set)) {
-    if (key === "error" || value === undefined) continue;
+    if (key === "error" || key === "receipt" || value === undefined) continue;
     fields[key] = value === null ? null : String(value);
+  }
+  if (set.receipt) {
+    const r = set.receipt;
+    Object.assign(fields, {
+      receiptBlockHash: r.blockHash,
+      receiptGasUsed: String(r.gasUsed),
+      receiptEffectiveGasPriceWei: r.effectiveGasPriceWei === null ? null : String(r.effectiveGasPriceWei),
+      receiptL1FeeWei: r.l1FeeWei === null ? null : String(r.l1FeeWei),
+      receiptFeeWei: r.feeWei === null ? null : String(r.feeWei),
+      receiptLogCount: String(r.logCount),
+    });
   }
   return fields;
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../client";
 import type { AttemptRecord } from "./attempt-record";
+import { RECEIPT_JSON, toReceipt, type ReceiptJson, type TransactionReceipt } from "./transaction-receipt";
 import { toTransaction, TRANSACTION_COLUMNS, type TransactionRecord, type TransactionRow } from "./transaction-record";
 import type { StatusChangeRecord } from "./transaction.repository";
 
@@ -13,6 +14,8 @@ export interface TransactionSnapshot {
   transaction: TransactionRecord;
   history: StatusChangeRecord[];
   attempts: AttemptView[];
+  /** The final attempt's receipt; null before the transaction is CONFIRMED or REVERTED. */
+  receipt: TransactionReceipt | null;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface TransactionSnapshot {
  * as JSON arrays, integers as text. One statement: one snapshot, one round trip.
  */
 const READ_SNAPSHOT = `
-  SELECT ${TRANSACTION_COLUMNS},
+  SELECT ${TRANSACTION_COLUMNS}, ${RECEIPT_JSON} AS receipt,
          (SELECT coalesce(json_agg(json_build_object(
                    'id', c.id::text, 'status', c.status, 'previousStatus', c.previous_status,
                    'reason', c.reason, 'createdAt', c.created_at) ORDER BY c.id), '[]'::json)
@@ -37,7 +40,7 @@ const READ_SNAPSHOT = `
    WHERE t.project_id = $1 AND t.id = $2`;
 
 type Json<T> = { [K in keyof T]: T[K] extends bigint | Date ? string : T[K] extends bigint | null ? string | null : T[K] extends Date | null ? string | null : T[K] };
-type SnapshotRow = TransactionRow & { history: Json<StatusChangeRecord>[]; attempts: Json<AttemptView>[] };
+type SnapshotRow = TransactionRow & { history: Json<StatusChangeRecord>[]; attempts: Json<AttemptView>[]; receipt: ReceiptJson | null };
 
 const bigintOrNull = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
 
@@ -65,6 +68,7 @@ export function createTransactionSnapshots(sql: Sql) {
         createdAt: new Date(a.createdAt),
         broadcastAt: a.broadcastAt === null ? null : new Date(a.broadcastAt),
       })),
+      receipt: toReceipt(row.receipt),
     };
   };
 }

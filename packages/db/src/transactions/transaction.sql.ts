@@ -58,6 +58,13 @@ export const MOVE_MANY = `
       gas_limit    = CASE WHEN m.fields ? 'gasLimit' THEN (m.fields ->> 'gasLimit')::bigint ELSE t.gas_limit END,
       hash         = CASE WHEN m.fields ? 'hash' THEN m.fields ->> 'hash' ELSE t.hash END,
       block_number = CASE WHEN m.fields ? 'blockNumber' THEN (m.fields ->> 'blockNumber')::bigint ELSE t.block_number END,
+      -- The receipt's columns come together (MoveFields.receipt) or not at all.
+      receipt_block_hash              = CASE WHEN m.fields ? 'receiptBlockHash' THEN m.fields ->> 'receiptBlockHash' ELSE t.receipt_block_hash END,
+      receipt_gas_used                = CASE WHEN m.fields ? 'receiptBlockHash' THEN (m.fields ->> 'receiptGasUsed')::bigint ELSE t.receipt_gas_used END,
+      receipt_effective_gas_price_wei = CASE WHEN m.fields ? 'receiptBlockHash' THEN (m.fields ->> 'receiptEffectiveGasPriceWei')::numeric ELSE t.receipt_effective_gas_price_wei END,
+      receipt_l1_fee_wei              = CASE WHEN m.fields ? 'receiptBlockHash' THEN (m.fields ->> 'receiptL1FeeWei')::numeric ELSE t.receipt_l1_fee_wei END,
+      receipt_fee_wei                 = CASE WHEN m.fields ? 'receiptBlockHash' THEN (m.fields ->> 'receiptFeeWei')::numeric ELSE t.receipt_fee_wei END,
+      receipt_log_count               = CASE WHEN m.fields ? 'receiptBlockHash' THEN (m.fields ->> 'receiptLogCount')::int ELSE t.receipt_log_count END,
       error        = m.error,
       revert_data  = CASE WHEN m.fields ? 'revertData' THEN decode(substr(m.fields ->> 'revertData', 3), 'hex') ELSE t.revert_data END,
       updated_at   = now()
