@@ -29,6 +29,19 @@ export interface TransactionRecord {
   updatedAt: Date;
   /** FUNDING: a top-up of the wallet `contractAddress` from the funding wallet `fromAddress` (docs/funding.md). */
   kind: TransactionKind;
+  /** sendTransaction's optional fields (docs/transactions.md, "Optional request fields"); null when not given. */
+  request: RequestedFields;
+}
+
+/**
+ * What the request asked beyond the contract's fields: the wallet that must send it, a gas limit
+ * signed as is, the most it pays per gas, and the time after which it is not signed.
+ */
+export interface RequestedFields {
+  fromAddress: string | null;
+  gasLimit: bigint | null;
+  maxFeePerGasWei: bigint | null;
+  expiresAt: Date | null;
 }
 
 /**
@@ -41,7 +54,9 @@ export const TRANSACTION_COLUMNS = `
   t.function_signature AS "functionSignature", t.args, t.calldata, t.value_wei::text AS "valueWei", t.status,
   t.from_address AS "fromAddress", t.nonce::text AS nonce, t.gas_limit::text AS "gasLimit", t.hash,
   t.block_number::text AS "blockNumber", t.mined_hash AS "minedHash",
-  t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind`;
+  t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind,
+  t.requested_from_address AS "requestedFromAddress", t.requested_gas_limit::text AS "requestedGasLimit",
+  t.max_fee_per_gas_wei::text AS "maxFeePerGasWei", t.expires_at AS "expiresAt"`;
 
 export interface TransactionRow {
   projectId: string;
@@ -64,6 +79,10 @@ export interface TransactionRow {
   createdAt: Date;
   updatedAt: Date;
   kind: TransactionKind;
+  requestedFromAddress: string | null;
+  requestedGasLimit: string | null;
+  maxFeePerGasWei: string | null;
+  expiresAt: Date | null;
 }
 
 const optionalBigInt = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -90,7 +109,16 @@ export const toTransaction = (row: TransactionRow): TransactionRecord => ({
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   kind: row.kind,
+  request: {
+    fromAddress: row.requestedFromAddress,
+    gasLimit: optionalBigInt(row.requestedGasLimit),
+    maxFeePerGasWei: optionalBigInt(row.maxFeePerGasWei),
+    expiresAt: row.expiresAt,
+  },
 });
+
+/** No optional field given: today's behaviour. */
+export const NO_REQUESTED_FIELDS: RequestedFields = { fromAddress: null, gasLimit: null, maxFeePerGasWei: null, expiresAt: null };
 
 /** A Uint8Array as the Buffer pg sends as bytea, without copying. */
 export const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

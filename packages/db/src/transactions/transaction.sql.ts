@@ -10,7 +10,8 @@ import { TRANSACTION_COLUMNS } from "./transaction-record";
  * Inserts PENDING transactions, each with its first status change and outbox event, in one
  * statement (one commit for all): arrays $1 project, $2 id,
  * $3 chain, $4 contract, $5 function signature, $6 args (jsonb), $7 calldata, $8 value, $9 event
- * id. An id repeated within the batch is inserted once (the first occurrence wins, the others
+ * id, and the optional request fields (null when not given): $10 wallet, $11 gas limit, $12 max
+ * fee per gas, $13 expiry. An id repeated within the batch is inserted once (the first occurrence wins, the others
  * see a conflict, as with separate statements). Returns the inserted transactions' keys and
  * creation times only: the caller knows the rest, and parsing whole rows back (args, calldata) was
  * a fifth of the statement's cost in the gateway.
@@ -18,14 +19,18 @@ import { TRANSACTION_COLUMNS } from "./transaction-record";
 export const CREATE_MANY = `
   WITH input AS (
     SELECT DISTINCT ON (i.project_id, i.id) i.*
-      FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::jsonb[], $7::bytea[], $8::numeric[], $9::uuid[])
-        WITH ORDINALITY AS i(project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, event_id, n)
+      FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::jsonb[], $7::bytea[], $8::numeric[], $9::uuid[],
+                  $10::text[], $11::bigint[], $12::numeric[], $13::timestamptz[])
+        WITH ORDINALITY AS i(project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, event_id,
+                             requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at, n)
      ORDER BY i.project_id, i.id, i.n
   ),
   inserted AS (
     INSERT INTO transaction AS t
-      (project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei)
-    SELECT project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei FROM input
+      (project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei,
+       requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at)
+    SELECT project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei,
+           requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at FROM input
     ON CONFLICT (project_id, id) DO NOTHING
     RETURNING ${TRANSACTION_COLUMNS},
               t.created_at AS "changedAt", NULL::"TransactionStatus" AS "previousStatus", NULL::text AS reason
