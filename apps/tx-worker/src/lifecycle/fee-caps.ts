@@ -44,7 +44,7 @@ export async function holdForFees(deps: StepDeps, { record: chain, view }: Chain
     tx,
     "PENDING",
     HELD_FOR_FEES,
-    `${HELD_FOR_FEES} ${whose} (${cap} wei per gas; the market asks ${market.floor} to be included now): waiting, unsigned and with no nonce taken, until fees fall`,
+    `${HELD_FOR_FEES} ${whose} (${cap} wei per gas; the market asks ${market.floor ?? "more"} to be included now): waiting, unsigned and with no nonce taken, until fees fall`,
   );
   return runAgainIn(Math.max(chain.blockTimeMs, 1000));
 }

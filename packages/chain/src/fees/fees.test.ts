@@ -171,10 +171,9 @@ describe("capBelowMarket: a cap that keeps a transaction out of the next block",
   it("counts the tip within its own cap", () => {
     expect(capBelowMarket(market, caps(gwei(21), gwei(1)))).toBeNull();
   });
-  it("compares a legacy chain's gas price", () => {
-    const legacy = { fees: { type: 0 as const, gasPrice: gwei(3) }, floor: gwei(3) };
-    expect(capBelowMarket(legacy, caps(gwei(3)))).toBeNull();
-    expect(capBelowMarket(legacy, caps(gwei(2)))).toBe(gwei(2));
+  it("holds nothing on a legacy chain, whose suggested gas price is no least price", () => {
+    const legacy = { fees: { type: 0 as const, gasPrice: gwei(3) }, floor: null };
+    expect(capBelowMarket(legacy, caps(gwei(2)))).toBeNull();
   });
   it("capsWith takes the lower of the chain's cap and the transaction's", () => {
     expect(capsWith(caps(gwei(10), gwei(1)), gwei(5))).toEqual(caps(gwei(5), gwei(1)));

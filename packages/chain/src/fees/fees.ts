@@ -30,11 +30,13 @@ const bump = (value: bigint) => max((value * BUMP_NUMERATOR + BUMP_DENOMINATOR -
  * What the market asks now, before any cap: `fees` priced as for a new transaction (EIP-1559
  * where the latest block has a base fee: max fee = 2 × base fee + tip, which survives six full
  * blocks of base-fee growth; legacy gas price otherwise), and `floor`, the least max fee per gas
- * (legacy: gas price) a transaction is included with now: base fee + tip (legacy: the gas price).
+ * a transaction is included with now: base fee + tip. Null on a chain without a base fee: its
+ * gas price is the node's suggestion, not a least price (less is often mined), so no cap is held
+ * against it there.
  */
 export interface Market {
   fees: Fees;
-  floor: bigint;
+  floor: bigint | null;
 }
 
 /** Reads the market from the latest block and the node's suggested tip (or gas price). */
@@ -53,7 +55,7 @@ export async function readMarket(provider: FeeSource): Promise<Market> {
     return { fees: { type: 2, maxFeePerGas: block.baseFeePerGas * 2n + tip, maxPriorityFeePerGas: tip }, floor: block.baseFeePerGas + tip };
   }
   const gasPrice = BigInt((await provider.send("eth_gasPrice", [])) as string);
-  return { fees: { type: 0, gasPrice }, floor: gasPrice };
+  return { fees: { type: 0, gasPrice }, floor: null };
 }
 
 /** `fees` within `caps`: the max fee (legacy: gas price) and the tip lowered to their caps. */
@@ -81,9 +83,9 @@ export const capsWith = (caps: FeeCaps, maxFeePerGasWei: bigint | null): FeeCaps
  */
 export function capBelowMarket(market: Market, caps: FeeCaps): bigint | null {
   const cap = caps.maxFeePerGasCapWei;
-  if (cap === null) return null;
   const { fees } = market;
-  const floor = fees.type === 2 ? market.floor - fees.maxPriorityFeePerGas + min(fees.maxPriorityFeePerGas, caps.maxPriorityFeePerGasCapWei) : market.floor;
+  if (cap === null || market.floor === null || fees.type !== 2) return null;
+  const floor = market.floor - fees.maxPriorityFeePerGas + min(fees.maxPriorityFeePerGas, caps.maxPriorityFeePerGasCapWei);
   return floor > cap ? cap : null;
 }
 
