@@ -145,7 +145,7 @@ describe("a fee cap below the market holds the transaction", () => {
   });
 
   it("a chain's fee cap below the market holds a transaction without a cap of its own the same way", async () => {
-    await h.db.chain.update({ where: { chainId: BigInt(anvil.chainId) }, data: { maxFeePerGasCapWei: gwei(10) } });
+    await h.db.chain.update({ where: { chainId: BigInt(anvil.chainId) }, data: { maxFeePerGasCapWei: gwei(10).toString() } });
     // A worker reads chains again every 30 s; a new one reads the cap at once.
     await h.stopTxWorker();
     await h.startTxWorker();
