@@ -196,7 +196,7 @@ describe("sendTransaction to finality on anvil", () => {
     ["a bad contract address", { contractAddress: "0x1234", functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } }, 400, /contractAddress/],
     ["an unknown chain", { chainId: 999_999, functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } }, 400, /chainId 999999 is not configured/],
     ["a chainId that is a string", { chainId: "1", functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 } }, 400, /chainId must be an integer/],
-    ["an unknown field", { functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 }, value: 1 }, 400, /unknown field/],
+    ["an unknown field", { functionSignature: "alwaysReverts(uint256 x)", args: { x: 1 }, gasPrice: 1 }, 400, /unknown field/],
   ])("rejects %s", async (_name, body, status, pattern) => {
     const res = await send(body as Record<string, unknown>);
     expect(res.status).toBe(status);

@@ -85,7 +85,7 @@ export function buildOpenApiDocument(): object {
     path: "/transact/sendTransaction",
     summary: "Call a contract function from one of the project's wallets",
     description:
-      "Accepted means stored: the relay picks a project wallet, simulates, allocates the nonce, prices fees, signs, broadcasts and follows the transaction to CONFIRMED, REVERTED, INVALID or FAILED (PAUSED while the wallet cannot pay).",
+      "Accepted means stored: the relay picks a project wallet, simulates, allocates the nonce, prices fees, signs, broadcasts and follows the transaction to CONFIRMED, REVERTED, INVALID or FAILED (PAUSED while the wallet cannot pay), or EXPIRED if the optional expiresAt passes before it is signed. Optional fields beyond the contract: value, fromAddress, gasLimit, maxFeePerGas, expiresAt (docs/transactions.md).",
     security: secured,
     request: { body: { content: { "application/json": { schema: sendTransactionRequest } } } },
     responses: {

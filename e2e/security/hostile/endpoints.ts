@@ -147,6 +147,9 @@ const query = fc.oneof(
 
 const pick = (ids: string[]) => fc.constantFrom(...ids);
 
+/** An optional field's valid values: mostly absent, sometimes null, sometimes `value`. */
+const optional = <T>(value: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: value });
+
 /** Percent-encodes every UTF-8 byte (a lone surrogate becomes U+FFFD, as a client would send it). */
 const percent = (text: string) => [...Buffer.from(text, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("");
 
@@ -208,6 +211,12 @@ export function endpoints(world: World): Endpoint[] {
           fc.array(fc.oneof(hostileString, hostileValue), { maxLength: 3 }),
         ),
       },
+      // The optional fields beyond the contract: mostly absent, as most requests send them.
+      value: { valid: optional(fc.bigInt({ min: 0n, max: 10n ** 18n }).map(String)), bad: fc.oneof(fc.constantFrom("-1", "1.5", "0x10", "1e18", "", (1n << 256n).toString(), 1, -1), hostileString) },
+      fromAddress: { valid: optional(signerForms(own.wallet)), bad: fc.oneof(fc.constant(other.wallet), address, badAddress) },
+      gasLimit: { valid: optional(fc.integer({ min: 21_000, max: 30_000_000 })), bad: fc.constantFrom(0, -1, 1.5, 20_999, 30_000_001, 2 ** 53, "50000", true) },
+      maxFeePerGas: { valid: optional(fc.bigInt({ min: 1n, max: 10n ** 12n }).map(String)), bad: fc.oneof(fc.constantFrom("0", "-1", "1.5", "0x10", "", 1), hostileString) },
+      expiresAt: { valid: optional(fc.constantFrom("2099-01-01T00:00:00Z", "2099-01-01T00:00:00.123+02:00")), bad: fc.oneof(fc.constantFrom("2020-01-01T00:00:00Z", "2030-01-01T00:00:00", "tomorrow", "", 0), hostileString) },
     }),
   );
   const eventCallback = mutatedObject({
@@ -266,7 +275,7 @@ export function endpoints(world: World): Endpoint[] {
   const shapes: RouteShape[] = [
     { name: "POST personalSign", runs: 2_000, method: "POST", documented: "/wallet/project/{projectId}/personalSign", allowed: [200, 400], authenticated: true, path: project.map((p) => `/wallet/project/${p}/personalSign`), body: { objects: personalSign, fields: ["signerAddress", "message", "signatureId"] } },
     { name: "GET signature", runs: 700, method: "GET", documented: "/wallet/project/{projectId}/signatures/{signatureId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.signatureIds, other.signatureIds)).map(([p, s]) => `/wallet/project/${p}/signatures/${s}`) },
-    { name: "POST sendTransaction", runs: 2_500, method: "POST", documented: "/transact/sendTransaction", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId", "errorSignatures"] } },
+    { name: "POST sendTransaction", runs: 2_500, method: "POST", documented: "/transact/sendTransaction", allowed: [200, 400, 409, 422], authenticated: true, path: fc.constantFrom("/transact/sendTransaction", "/transact/sendTransaction/", "/TRANSACT/sendtransaction"), body: { objects: sendTransaction, fields: ["projectId", "contractAddress", "chainId", "functionSignature", "args", "requestId", "errorSignatures", "value", "fromAddress", "gasLimit", "maxFeePerGas", "expiresAt"] } },
     { name: "GET transaction", runs: 700, method: "GET", documented: "/transact/project/{projectId}/transactions/{transactionId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/transact/project/${p}/transactions/${t}`) },
     { name: "POST eventCallback", runs: 1_200, method: "POST", documented: "/webhook/project/{projectId}/eventCallback", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallback`), body: { objects: eventCallback, fields: ["callbackURL", "eventType"] } },
     { name: "GET eventCallbacks", runs: 400, method: "GET", documented: "/webhook/project/{projectId}/eventCallbacks", allowed: [200, 400], authenticated: true, path: project.map((p) => `/webhook/project/${p}/eventCallbacks`) },

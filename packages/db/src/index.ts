@@ -19,7 +19,8 @@ export { receiptOf, type ReceiptSource, type TransactionReceipt } from "./transa
 export * from "./transactions/transaction-reads.repository";
 export type { Move, MoveFields } from "./transactions/transaction-moves";
 export type { NonceBinding, NonceRequest } from "./transactions/nonce-allocation";
-export type { JsonValue, TransactionRecord } from "./transactions/transaction-record";
+export type { JsonValue, RequestedFields, TransactionRecord } from "./transactions/transaction-record";
+export { NO_REQUESTED_FIELDS } from "./transactions/transaction-record";
 export type { AttemptRecord, AttemptType, NewAttempt } from "./transactions/attempt-record";
 export type { TransactionStatusChangePayload } from "./transactions/status-change-event";
 export * from "./transactions/nonce-filler.repository";

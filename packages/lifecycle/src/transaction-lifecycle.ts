@@ -7,7 +7,7 @@ import { AppError } from "@relay/core";
  * the same order (a test in packages/db holds them together); the order is also the one the
  * OpenAPI document lists.
  */
-export const TRANSACTION_STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED"] as const;
+export const TRANSACTION_STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "EXPIRED"] as const;
 
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
@@ -15,9 +15,10 @@ export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 const MOVES = {
   // PENDING → PENDING is the note that the node refused the signed attempt on its fees and the
   // chain's fee cap leaves no room for a new one.
-  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED"],
-  // Back to PENDING when the wallet is funded again.
-  PAUSED: ["PENDING", "FAILED"],
+  // → EXPIRED: its expiresAt passed before it was signed (never broadcast).
+  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED", "EXPIRED"],
+  // Back to PENDING when the wallet is funded again; EXPIRED as from PENDING.
+  PAUSED: ["PENDING", "FAILED", "EXPIRED"],
   // SUBMITTED → SUBMITTED is a replacement attempt with the same nonce and higher fees, or the
   // note that the chain's fee cap leaves no room for one.
   SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED"],
@@ -25,12 +26,13 @@ const MOVES = {
   REVERTED: [],
   INVALID: [],
   FAILED: [],
+  EXPIRED: [],
 } as const satisfies { readonly [S in TransactionStatus]: readonly TransactionStatus[] };
 
 /** Statuses something moves out of: PENDING, SUBMITTED, PAUSED. Each needs a worker's step. */
 export type UnfinishedStatus = { [S in TransactionStatus]: (typeof MOVES)[S] extends readonly [] ? never : S }[TransactionStatus];
 
-/** Statuses nothing moves out of: CONFIRMED, REVERTED, INVALID, FAILED. */
+/** Statuses nothing moves out of: CONFIRMED, REVERTED, INVALID, FAILED, EXPIRED. */
 export type FinalStatus = Exclude<TransactionStatus, UnfinishedStatus>;
 
 export const nextStatuses = (from: TransactionStatus): readonly TransactionStatus[] => MOVES[from];
@@ -46,7 +48,7 @@ export const UNFINISHED_STATUSES: readonly UnfinishedStatus[] = TRANSACTION_STAT
  * Statuses whose reason is kept in the transaction's `error` column (why it did not, or not yet,
  * succeed); moving to any other status clears it.
  */
-export const ERROR_STATUSES: readonly TransactionStatus[] = ["INVALID", "PAUSED", "REVERTED", "FAILED"];
+export const ERROR_STATUSES: readonly TransactionStatus[] = ["INVALID", "PAUSED", "REVERTED", "FAILED", "EXPIRED"];
 
 export const canMove = (from: TransactionStatus, to: TransactionStatus): boolean => nextStatuses(from).includes(to);
 

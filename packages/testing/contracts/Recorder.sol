@@ -231,6 +231,19 @@ contract Recorder {
         emit Spent(msg.sender, n, burnt);
     }
 
+    // --- (h) a payable call ---------------------------------------------------------------
+
+    /// Sum of the wei sent with `deposit` calls; the contract's balance grows by the same.
+    uint256 public totalDeposited;
+
+    event Deposited(address indexed caller, uint256 amount, uint256 tag);
+
+    function deposit(uint256 tag) external payable {
+        totalDeposited += msg.value;
+        _touch();
+        emit Deposited(msg.sender, msg.value, tag);
+    }
+
     // --- internals --------------------------------------------------------------------------
 
     function _setTrap(bool armed) private {

@@ -3,7 +3,7 @@ import { parseEther, toBeHex, JsonRpcProvider } from "ethers";
 import { createChainRepository, type Database } from "@relay/db";
 import type { AnvilInstance } from "@relay/testing";
 
-export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED"];
+export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED", "EXPIRED"];
 
 /** Registers an anvil node as a chain, with short timings so tests run fast. */
 export async function addChain(

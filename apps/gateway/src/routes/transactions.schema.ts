@@ -4,6 +4,40 @@ import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 import { evmAddress, omittable, uuid } from "../http-schemas";
 import { transactionReceiptResponse } from "./transaction-receipt.schema";
 
+/** The gas limits a request may name: a plain transfer's cost, up to a 30M-gas block. */
+export const GAS_LIMIT_RANGE = { min: 21_000, max: 30_000_000 } as const;
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** An amount of wei as a decimal string (a JSON number loses precision past 2^53), into a bigint. */
+const weiString = (field: string, { positive = false } = {}) =>
+  z.string({ error: `${field} must be an integer number of wei, as a decimal string` }).transform((text, ctx) => {
+    if (!/^[0-9]{1,78}$/.test(text) || BigInt(text) > MAX_UINT256) {
+      const what = text.startsWith("-") ? "must not be negative" : "must be an integer number of wei between 0 and 2^256-1, as a decimal string";
+      ctx.addIssue({ code: "custom", message: `${field} ${what}` });
+      return z.NEVER;
+    }
+    const wei = BigInt(text);
+    if (positive && wei === 0n) {
+      ctx.addIssue({ code: "custom", message: `${field} must be above 0` });
+      return z.NEVER;
+    }
+    return wei;
+  });
+
+/** An ISO 8601 date-time with a zone (Z or an offset), still ahead, into a Date. */
+const futureDateTime = (field: string) =>
+  z
+    .iso.datetime({ offset: true, error: `${field} must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T00:00:00Z` })
+    .transform((text, ctx) => {
+      const at = new Date(text);
+      if (at.getTime() <= Date.now()) {
+        ctx.addIssue({ code: "custom", message: `${field} is in the past` });
+        return z.NEVER;
+      }
+      return at;
+    });
+
 export const sendTransactionRequest = z
   .strictObject({
     projectId: uuid("projectId must be a UUID").meta({ description: "Project the request is sent from" }),
@@ -42,6 +76,35 @@ export const sendTransactionRequest = z
         "The contract's custom errors, human-readable (`error` keyword optional), so that a revert is reported by error name and arguments " +
         "rather than by selector. Null or omitted: none. A signature ethers cannot read is a 400 naming it.",
       example: ["error InsufficientBalance(uint256 available, uint256 required)"],
+    }),
+    // Optional fields beyond the contract (docs/transactions.md, "Optional request fields"):
+    // null or omitted is today's behaviour.
+    value: omittable(weiString("value")).meta({
+      description: "Wei sent with the call, for a payable function: a decimal string. Null or omitted: 0.",
+      example: "1000000000000000",
+    }),
+    fromAddress: omittable(evmAddress("fromAddress")).meta({
+      description: "The project wallet that must send it (active, of this project; else 400). Null or omitted: the relay picks one of the project's wallets.",
+    }),
+    gasLimit: omittable(
+      z
+        .number({ error: "gasLimit must be an integer" })
+        .int("gasLimit must be an integer")
+        .min(GAS_LIMIT_RANGE.min, `gasLimit must be at least ${GAS_LIMIT_RANGE.min}`)
+        .max(GAS_LIMIT_RANGE.max, `gasLimit must be at most ${GAS_LIMIT_RANGE.max}`),
+    ).meta({
+      description: `Gas limit signed as is instead of the estimate (the call is still simulated first), ${GAS_LIMIT_RANGE.min} to ${GAS_LIMIT_RANGE.max}. Null or omitted: estimated.`,
+      example: 200000,
+    }),
+    maxFeePerGas: omittable(weiString("maxFeePerGas", { positive: true })).meta({
+      description:
+        "The most this transaction pays per gas, in wei (a decimal string); replacements stay within it too. While the market is above it the transaction waits unsent, with no nonce taken. Null or omitted: only the chain's cap applies.",
+      example: "30000000000",
+    }),
+    expiresAt: omittable(futureDateTime("expiresAt")).meta({
+      description:
+        "ISO 8601 date-time with a time zone. Not signed after this time: it ends EXPIRED instead of going out late. Once signed and sent it follows its course to the end. Null or omitted: no expiry.",
+      example: "2030-01-01T00:00:00Z",
     }),
   })
   .meta({ id: "SendTransactionRequest" });

@@ -52,6 +52,18 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
   // Active wallets only: a project whose wallets are all deactivated or retired is told at once.
   const hasWallet = cachedWhenTrue(ttl, now, async (projectId: string) => (await deps.wallets.listByProject(projectId)).some(isUsable));
 
+  /**
+   * The wallet a request names in `fromAddress`, as stored: one of the project's, active and not
+   * retired. Read only when a request names one (uncached: a wallet deactivated a moment ago is
+   * refused now). Another project's wallet reads as any unknown address.
+   */
+  const projectWallet = async (projectId: string, address: string): Promise<string> => {
+    const wallet = (await deps.wallets.listByProject(projectId)).find((w) => w.address.toLowerCase() === address.toLowerCase());
+    if (!wallet) throw new AppError("BAD_REQUEST", `fromAddress ${address} is not a wallet of project ${projectId}`);
+    if (!isUsable(wallet)) throw new AppError("BAD_REQUEST", `fromAddress ${address} is ${wallet.retiredAt ? "retired" : "not active"}; activate it or name another wallet`);
+    return wallet.address;
+  };
+
   return {
     /** `context.reqId`: the HTTP request's id, carried by the job for its log lines. */
     send: async (request: SendTransactionRequest, context: RequestContext = {}): Promise<{ transactionId: string }> => {
@@ -65,6 +77,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
           `project ${request.projectId} has no active wallet to send from; create one (POST /wallet/create or \`npm run relay -- wallets create\`) or activate one (POST /wallet/toggleIsActive or \`npm run relay -- wallets activate\`)`,
         );
       }
+      const fromAddress = request.fromAddress === undefined ? null : await projectWallet(request.projectId, request.fromAddress);
       const fragment = parseFunctionSignature(request.functionSignature);
       const encoded = encodeCall(fragment, request.args);
       const errorSignatures = request.errorSignatures && parseErrorSignatures(request.errorSignatures);
@@ -79,6 +92,13 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
         args: encoded.normalizedArgs as JsonValue,
         calldata: Buffer.from(encoded.calldata.slice(2), "hex"),
         ...(errorSignatures ? { errorSignatures } : {}),
+        valueWei: request.value ?? 0n,
+        request: {
+          fromAddress,
+          gasLimit: request.gasLimit === undefined ? null : BigInt(request.gasLimit),
+          maxFeePerGasWei: request.maxFeePerGas ?? null,
+          expiresAt: request.expiresAt ?? null,
+        },
       });
       if (!result.created) throw duplicateRequest(result.existingId);
       try {

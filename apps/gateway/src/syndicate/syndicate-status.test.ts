@@ -12,6 +12,7 @@ const DOCUMENTED = {
   INVALID: { invalid: true, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
   PAUSED: { invalid: false, current: "PAUSED", reverted: false, block: false, stats: "Pending" },
   FAILED: { invalid: false, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
+  EXPIRED: { invalid: false, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
 } as const;
 
 test("every status of the lifecycle is mapped, and a SUBMITTED one seen in a block (MINED), and only those", () => {
@@ -56,12 +57,12 @@ test("the attempt filters select the classes whose derived status and reverted f
 });
 
 test("the stats count every request in exactly one of the four numbers", () => {
-  const counts = { PENDING: 1, SUBMITTED: 2, CONFIRMED: 4, REVERTED: 8, INVALID: 16, PAUSED: 32, FAILED: 64 };
+  const counts = { PENDING: 1, SUBMITTED: 2, CONFIRMED: 4, REVERTED: 8, INVALID: 16, PAUSED: 32, FAILED: 64, EXPIRED: 128 };
   expect(toStats(counts)).toEqual({
     numberOfConfirmedTransactions: 4,
     numberOfSubmittedTransactions: 2,
     numberOfPendingTransactions: 1 + 32,
-    numberOfFailedTransactions: 8 + 16 + 64,
+    numberOfFailedTransactions: 8 + 16 + 64 + 128,
   });
   expect(toStats({})).toEqual({ numberOfConfirmedTransactions: 0, numberOfSubmittedTransactions: 0, numberOfPendingTransactions: 0, numberOfFailedTransactions: 0 });
 });

@@ -4,6 +4,7 @@ import type { TransactionRecord, TransactionRepository } from "@relay/db";
 import { toQuantity } from "ethers";
 import { withHeadroom } from "./gas-limit";
 import { revertReason } from "./revert-reason";
+import { feesFor } from "./fee-caps";
 import { sizeGasInOrder, type WalletCall } from "./size-gas-in-order";
 
 interface Sender {
@@ -47,12 +48,13 @@ async function simulate(view: ChainView, ahead: CallsAhead, tx: TransactionRecor
       at = "latest";
       return estimateGas(view, call, at);
     });
-    return { kind: "sized", gasLimit: withHeadroom(estimate, await view.blockGasLimit()), at };
+    // A gas limit the request gave is signed as it is: simulated above only to find a revert.
+    return { kind: "sized", gasLimit: tx.request.gasLimit ?? withHeadroom(estimate, await view.blockGasLimit()), at };
   } catch (e) {
     const refusal = classifyRpcError(e);
     if (refusal.kind === "reverted") {
       const inOrder = await sizeGasInOrder(ahead, view, call, tx, null, null, at);
-      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: inOrder.gasLimit, at } : { kind: "reverted", reason: refusal.reason, data: refusal.data };
+      return inOrder?.kind === "sized" ? { kind: "sized", gasLimit: tx.request.gasLimit ?? inOrder.gasLimit, at } : { kind: "reverted", reason: refusal.reason, data: refusal.data };
     }
     if (refusal.kind === "insufficient-funds") return { kind: "insufficient-funds", message: refusal.message };
     throw new AppError("UNAVAILABLE", `simulation failed: ${refusal.kind === "transient" ? refusal.message : refusal.kind}`, { retryable: true, cause: e });
@@ -85,7 +87,7 @@ export async function chooseSender<W extends Sender>(
       waitFor ??= { wallet, reason: `wallet ${wallet.address} cannot pay: ${simulation.message}`, gasLimit: null };
       continue;
     }
-    fees ??= await view.fees();
+    fees ??= await feesFor(view, tx);
     const { gasLimit, at } = simulation;
     const needed = maxGasCost(fees, gasLimit) + tx.valueWei;
     // A block old: a wallet drained since is refused by the node at broadcast, and pauses there.

@@ -34,7 +34,7 @@ function feesOfSigned(tx: Transaction): Fees {
  * CONFIRMED or REVERTED one was mined, so a node that does not count it yet lags or reorganised,
  * and a filler could replace that very transaction.
  */
-export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED";
+export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED" || holder === "EXPIRED";
 
 /**
  * Closes a nonce gap: when the wallet's next nonce on chain is bound to no transaction, or to one

@@ -117,6 +117,7 @@ async function gasLimitInOrder(
     logger.info(context, "the call reverts after the wallet's earlier transactions; INVALID, its nonce to be filled");
     return null;
   }
+  if (tx.request.gasLimit !== null) return tx.request.gasLimit; // the request's, as it is
   if (inOrder.gasLimit !== estimated) logger.info({ ...context, gasLimit: inOrder.gasLimit.toString() }, "gas limit raised for the state the wallet's earlier transactions leave");
   return inOrder.gasLimit;
 }

@@ -6,6 +6,7 @@ import type { ChainHandle } from "../chain-directory";
 import { broadcast, type BroadcastOutcome } from "./broadcast";
 import type { StepDeps } from "./deps";
 import { noteReasonOnce } from "./note-reason-once";
+import { feesFor, transactionCaps } from "./fee-caps";
 import { feesOf, signAttempt } from "./sign-attempt";
 
 /** Why no new attempt is signed, in the history and the log, whichever step wanted one. */
@@ -25,11 +26,13 @@ async function signReplacement(
   note: { status: "PENDING" | "SUBMITTED"; why: string },
   logger: Logger,
 ): Promise<AttemptRecord | null> {
-  const market = await view.fees();
-  const fees = bumpFees(feesOf(previous), market, chain);
+  // Within the transaction's own maxFeePerGas too, where it gave one.
+  const caps = transactionCaps(chain, tx);
+  const market = await feesFor(view, tx);
+  const fees = bumpFees(feesOf(previous), market, caps);
   if (!fees) {
     logger.warn({ hash: previous.hash, why: note.why }, CAPPED);
-    await noteReasonOnce(deps, tx, note.status, CAPPED, `${note.why}; ${CAPPED} (${describeCeiling(market, chain)}): waiting`);
+    await noteReasonOnce(deps, tx, note.status, CAPPED, `${note.why}; ${CAPPED} (${describeCeiling(market, caps)}): waiting`);
     return null;
   }
   const wallet = await deps.wallets.findByAddress(previous.fromAddress);

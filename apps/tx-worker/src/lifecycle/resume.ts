@@ -5,6 +5,8 @@ import { broadcast } from "./broadcast";
 import { chooseSender } from "./choose-sender";
 import { feesOf } from "./sign-attempt";
 import { walletCandidates } from "./wallet-choice";
+import { expireIfDue } from "./expire";
+import { feesFor } from "./fee-caps";
 import type { StepDeps } from "./deps";
 
 /**
@@ -16,13 +18,14 @@ import type { StepDeps } from "./deps";
  * one, once the PENDING step's own choice of wallet finds one that can pay.
  */
 export async function resume(deps: StepDeps, tx: TransactionRecord): Promise<RunAgain | "done"> {
+  if (await expireIfDue(deps, tx, "PAUSED")) return "done";
   const { record: chain, provider, view } = await deps.chains.get(tx.chainId);
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   const latest = attempts[attempts.length - 1];
   const needed = latest
     ? maxGasCost(feesOf(latest), latest.gasLimit) + tx.valueWei
     : tx.gasLimit !== null
-      ? maxGasCost(await view.fees(), tx.gasLimit) + tx.valueWei
+      ? maxGasCost(await feesFor(view, tx), tx.gasLimit) + tx.valueWei
       : tx.valueWei + 1n;
   // The PENDING step's candidates, in its order.
   const candidates = walletCandidates(await deps.wallets.listByProject(tx.projectId), tx);

@@ -8,6 +8,8 @@ import { pauseUntilFunded } from "./pause";
 import { replaceRefusedAttempt } from "./replace-attempt";
 import { noteReasonOnce } from "./note-reason-once";
 import { walletCandidates } from "./wallet-choice";
+import { expireIfDue } from "./expire";
+import { holdForFees } from "./fee-caps";
 import type { StepContext, StepDeps } from "./deps";
 
 /**
@@ -16,6 +18,7 @@ import type { StepContext, StepDeps } from "./deps";
  * binding and the stored attempt are reused, never replaced.
  */
 export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: StepContext): Promise<RunAgain | "done"> {
+  if (await expireIfDue(deps, tx, "PENDING")) return "done";
   const handle = await deps.chains.get(tx.chainId);
   const wallets = await deps.wallets.listByProject(tx.projectId);
   const candidates = walletCandidates(wallets, tx);
@@ -27,6 +30,8 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   let attempt = attempts[attempts.length - 1];
   if (!attempt) {
+    const held = await holdForFees(deps, handle, tx);
+    if (held) return held;
     const first = await signFirstAttempt(deps, handle, tx, candidates, logger);
     if (first.kind === "decided") return first.result;
     attempt = first.attempt;
@@ -45,7 +50,9 @@ async function waitForActiveWallet(deps: StepDeps, tx: TransactionRecord): Promi
   const why =
     tx.kind === "FUNDING"
       ? `waiting: funding wallet ${tx.fromAddress} is not active; the top-up is sent once it is activated again`
-      : `waiting: the project has ${NO_ACTIVE_WALLET}; it is sent once one is activated (POST /wallet/toggleIsActive)`;
+      : tx.request.fromAddress
+        ? `waiting: wallet ${tx.request.fromAddress}, named in fromAddress, is not active (${NO_ACTIVE_WALLET} to send from); it is sent once that wallet is activated again`
+        : `waiting: the project has ${NO_ACTIVE_WALLET}; it is sent once one is activated (POST /wallet/toggleIsActive)`;
   await noteReasonOnce(deps, tx, "PENDING", NO_ACTIVE_WALLET, why);
   return runAgainIn(WAIT_FOR_WALLET_MS);
 }

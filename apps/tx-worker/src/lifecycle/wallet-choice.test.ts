@@ -1,3 +1,4 @@
+import { NO_REQUESTED_FIELDS } from "@relay/db";
 import { randomUUID } from "node:crypto";
 import { walletCandidates, walletOrder } from "./wallet-choice";
 
@@ -43,23 +44,32 @@ describe("walletCandidates", () => {
 
   it("offers a transaction without a nonce only the active wallets, never an inactive or retired one", () => {
     for (let i = 0; i < 50; i++) {
-      expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const }).map((w) => w.address).sort()).toEqual(["0x01", "0x04"]);
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const, request: NO_REQUESTED_FIELDS }).map((w) => w.address).sort()).toEqual(["0x01", "0x04"]);
     }
   });
 
   it("keeps a transaction that holds a nonce on its wallet, also once that wallet is inactive or retired, so it finishes", () => {
     for (const address of ["0x02", "0x03"]) {
-      expect(walletCandidates(pool, { id: randomUUID(), nonce: 7n, fromAddress: address, kind: "CALL" as const }).map((w) => w.address)).toEqual([address]);
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: 7n, fromAddress: address, kind: "CALL" as const, request: NO_REQUESTED_FIELDS }).map((w) => w.address)).toEqual([address]);
     }
   });
 
   it("offers none when every wallet is inactive or retired (the transaction waits)", () => {
-    expect(walletCandidates(pool.slice(1, 3), { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const })).toEqual([]);
+    expect(walletCandidates(pool.slice(1, 3), { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const, request: NO_REQUESTED_FIELDS })).toEqual([]);
   });
 
   it("sends a top-up from its funding wallet only, while it is active; from nothing else when that wallet is inactive or gone", () => {
-    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x04", kind: "FUNDING" }).map((w) => w.address)).toEqual(["0x04"]);
-    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x02", kind: "FUNDING" })).toEqual([]);
-    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x09", kind: "FUNDING" })).toEqual([]);
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x04", kind: "FUNDING" as const, request: NO_REQUESTED_FIELDS }).map((w) => w.address)).toEqual(["0x04"]);
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x02", kind: "FUNDING" as const, request: NO_REQUESTED_FIELDS })).toEqual([]);
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: "0x09", kind: "FUNDING" as const, request: NO_REQUESTED_FIELDS })).toEqual([]);
+  });
+
+  it("sends a call whose request named a wallet (fromAddress) from that wallet only, while it is active; until it holds a nonce", () => {
+    const named = (address: string) => ({ ...NO_REQUESTED_FIELDS, fromAddress: address });
+    for (let i = 0; i < 20; i++) {
+      expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const, request: named("0x04") }).map((w) => w.address)).toEqual(["0x04"]);
+    }
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: null, fromAddress: null, kind: "CALL" as const, request: named("0x02") })).toEqual([]);
+    expect(walletCandidates(pool, { id: randomUUID(), nonce: 3n, fromAddress: "0x04", kind: "CALL" as const, request: named("0x04") }).map((w) => w.address)).toEqual(["0x04"]);
   });
 });

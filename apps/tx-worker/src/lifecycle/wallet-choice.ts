@@ -29,13 +29,15 @@ interface Choosable {
  * a nonce keeps its wallet (the nonce is that wallet's), active or not, so what a deactivated or
  * retired wallet has in flight finishes. A top-up (FUNDING) is sent from its funding wallet, named
  * when it was decided, while that wallet is active. Another may use any of the project's active
- * wallets, in walletOrder. Empty when none is active (the transaction waits); a project without
- * any wallet is an error (walletOrder).
+ * wallets, in walletOrder; a call whose request named a wallet (fromAddress), only that one, while
+ * it is active. Empty when none is active (the transaction waits); a project without any wallet is
+ * an error (walletOrder).
  */
-export function walletCandidates<W extends Choosable>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress" | "kind">): W[] {
+export function walletCandidates<W extends Choosable>(wallets: W[], tx: Pick<TransactionRecord, "id" | "nonce" | "fromAddress" | "kind" | "request">): W[] {
   if (tx.nonce !== null && tx.fromAddress) return wallets.filter((w) => w.address === tx.fromAddress);
   const usable = wallets.filter((w) => w.isActive && w.retiredAt === null);
   if (tx.kind === "FUNDING") return usable.filter((w) => w.address === tx.fromAddress);
+  if (tx.request.fromAddress !== null) return usable.filter((w) => w.address === tx.request.fromAddress);
   // No wallet at all: walletOrder says so (final). Wallets, none active: the transaction waits.
   return wallets.length > 0 && usable.length === 0 ? [] : walletOrder(usable, tx.id);
 }

@@ -1,4 +1,4 @@
-import { bumpFees, maxGasCost, priceFees, replacementCeiling, type FeeCaps, type Fees, type FeeSource } from "./fees";
+import { bumpFees, capBelowMarket, capsWith, maxGasCost, priceFees, replacementCeiling, type FeeCaps, type Fees, type FeeSource } from "./fees";
 
 const noCaps: FeeCaps = { maxFeePerGasCapWei: null, maxPriorityFeePerGasCapWei: null };
 const gwei = (n: number) => BigInt(Math.round(n * 1000)) * 1_000_000n;
@@ -157,5 +157,28 @@ describe("bumpFees", () => {
   it("computes the most gas can cost", () => {
     expect(maxGasCost({ type: 2, maxFeePerGas: 3n, maxPriorityFeePerGas: 1n }, 10n)).toBe(30n);
     expect(maxGasCost({ type: 0, gasPrice: 2n }, 10n)).toBe(20n);
+  });
+});
+
+describe("capBelowMarket: a cap that keeps a transaction out of the next block", () => {
+  const market = { fees: { type: 2 as const, maxFeePerGas: gwei(42), maxPriorityFeePerGas: gwei(2) }, floor: gwei(22) };
+  it("holds only under base fee + tip, not under the 2 × base fee headroom", () => {
+    expect(capBelowMarket(market, caps(null))).toBeNull();
+    expect(capBelowMarket(market, caps(gwei(30)))).toBeNull();
+    expect(capBelowMarket(market, caps(gwei(22)))).toBeNull();
+    expect(capBelowMarket(market, caps(gwei(21)))).toBe(gwei(21));
+  });
+  it("counts the tip within its own cap", () => {
+    expect(capBelowMarket(market, caps(gwei(21), gwei(1)))).toBeNull();
+  });
+  it("holds nothing on a legacy chain, whose suggested gas price is no least price", () => {
+    const legacy = { fees: { type: 0 as const, gasPrice: gwei(3) }, floor: null };
+    expect(capBelowMarket(legacy, caps(gwei(2)))).toBeNull();
+  });
+  it("capsWith takes the lower of the chain's cap and the transaction's", () => {
+    expect(capsWith(caps(gwei(10), gwei(1)), gwei(5))).toEqual(caps(gwei(5), gwei(1)));
+    expect(capsWith(caps(gwei(10)), gwei(50))).toEqual(caps(gwei(10)));
+    expect(capsWith(caps(null), gwei(50))).toEqual(caps(gwei(50)));
+    expect(capsWith(caps(gwei(10)), null)).toEqual(caps(gwei(10)));
   });
 });

@@ -27,11 +27,20 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const bump = (value: bigint) => max((value * BUMP_NUMERATOR + BUMP_DENOMINATOR - 1n) / BUMP_DENOMINATOR, value + 1n);
 
 /**
- * Current fees for a new transaction: EIP-1559 where the latest block has a base fee (max fee =
- * 2 × base fee + tip, which survives six full blocks of base-fee growth), legacy gas price
- * otherwise; both within the chain's caps.
+ * What the market asks now, before any cap: `fees` priced as for a new transaction (EIP-1559
+ * where the latest block has a base fee: max fee = 2 × base fee + tip, which survives six full
+ * blocks of base-fee growth; legacy gas price otherwise), and `floor`, the least max fee per gas
+ * a transaction is included with now: base fee + tip. Null on a chain without a base fee: its
+ * gas price is the node's suggestion, not a least price (less is often mined), so no cap is held
+ * against it there.
  */
-export async function priceFees(provider: FeeSource, caps: FeeCaps): Promise<Fees> {
+export interface Market {
+  fees: Fees;
+  floor: bigint | null;
+}
+
+/** Reads the market from the latest block and the node's suggested tip (or gas price). */
+export async function readMarket(provider: FeeSource): Promise<Market> {
   const block = await provider.getBlock("latest");
   // No block is not "no base fee": priced as legacy, an EIP-1559 chain's transactions paid their
   // whole gas price, and a replacement of a type-2 attempt became legacy for good.
@@ -43,12 +52,41 @@ export async function priceFees(provider: FeeSource, caps: FeeCaps): Promise<Fee
     } catch {
       // keep the default
     }
-    const maxFeePerGas = min(block.baseFeePerGas * 2n + tip, caps.maxFeePerGasCapWei);
-    const maxPriorityFeePerGas = min(min(tip, caps.maxPriorityFeePerGasCapWei), maxFeePerGas);
-    return { type: 2, maxFeePerGas, maxPriorityFeePerGas };
+    return { fees: { type: 2, maxFeePerGas: block.baseFeePerGas * 2n + tip, maxPriorityFeePerGas: tip }, floor: block.baseFeePerGas + tip };
   }
   const gasPrice = BigInt((await provider.send("eth_gasPrice", [])) as string);
-  return { type: 0, gasPrice: min(gasPrice, caps.maxFeePerGasCapWei) };
+  return { fees: { type: 0, gasPrice }, floor: null };
+}
+
+/** `fees` within `caps`: the max fee (legacy: gas price) and the tip lowered to their caps. */
+export function withinCaps(fees: Fees, caps: FeeCaps): Fees {
+  if (fees.type === 0) return { type: 0, gasPrice: min(fees.gasPrice, caps.maxFeePerGasCapWei) };
+  const maxFeePerGas = min(fees.maxFeePerGas, caps.maxFeePerGasCapWei);
+  return { type: 2, maxFeePerGas, maxPriorityFeePerGas: min(min(fees.maxPriorityFeePerGas, caps.maxPriorityFeePerGasCapWei), maxFeePerGas) };
+}
+
+/** Current fees for a new transaction: the market's, within the chain's caps. */
+export async function priceFees(provider: FeeSource, caps: FeeCaps): Promise<Fees> {
+  return withinCaps((await readMarket(provider)).fees, caps);
+}
+
+/** The chain's caps, and a transaction's own most per gas (null: none) as a further max-fee cap. */
+export const capsWith = (caps: FeeCaps, maxFeePerGasWei: bigint | null): FeeCaps => ({
+  maxFeePerGasCapWei: maxFeePerGasWei === null ? caps.maxFeePerGasCapWei : min(maxFeePerGasWei, caps.maxFeePerGasCapWei),
+  maxPriorityFeePerGasCapWei: caps.maxPriorityFeePerGasCapWei,
+});
+
+/**
+ * The max-fee cap that keeps a transaction out of the next block: the market's floor (base fee +
+ * tip, the tip within its cap) is above it. Null when the caps let it in. A transaction signed
+ * under such a cap would sit in the pool, its nonce blocking the wallet's later ones.
+ */
+export function capBelowMarket(market: Market, caps: FeeCaps): bigint | null {
+  const cap = caps.maxFeePerGasCapWei;
+  const { fees } = market;
+  if (cap === null || market.floor === null || fees.type !== 2) return null;
+  const floor = market.floor - fees.maxPriorityFeePerGas + min(fees.maxPriorityFeePerGas, caps.maxPriorityFeePerGasCapWei);
+  return floor > cap ? cap : null;
 }
 
 /**

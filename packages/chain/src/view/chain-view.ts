@@ -1,6 +1,6 @@
 import type { JsonRpcProvider } from "ethers";
 import type { Logger } from "@relay/core";
-import { priceFees, type FeeCaps, type Fees } from "../fees/fees";
+import { readMarket, withinCaps, type FeeCaps, type Fees, type Market } from "../fees/fees";
 import { simulateCalls, type CallToSimulate, type SimulatedCall } from "../rpc/simulate-calls";
 import { createCodePresence } from "./code-presence";
 import { createReceiptIndex, type MinedReceipt } from "./receipt-index";
@@ -25,7 +25,7 @@ export interface ChainViewSettings extends FeeCaps {
 export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvider, logger: Logger, now: () => number = Date.now) {
   const freshMs = Math.max(100, Math.min(chain.blockTimeMs / 2, 1000));
   const head = sharedValue(freshMs, () => provider.getBlockNumber(), now);
-  const fees = sharedValue(freshMs, () => priceFees(provider, chain), now);
+  const market = sharedValue(freshMs, () => readMarket(provider), now);
   const pendingNonce = sharedValues(freshMs, async (address: string) => BigInt(await provider.getTransactionCount(address, "pending")), now);
   const balance = sharedValues(freshMs, (address: string) => provider.getBalance(address), now);
   // Moves by at most 1/1024 a block: ten seconds old is fresh enough to size a gas limit by.
@@ -65,7 +65,9 @@ export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvi
     /** The latest block's gas limit: no transaction's gas limit may be above it. */
     blockGasLimit,
     /** Fees for a new transaction (EIP-1559 or legacy, within the chain's caps). */
-    fees: (): Promise<Fees> => fees(),
+    fees: async (): Promise<Fees> => withinCaps((await market()).fees, chain),
+    /** The market before any cap (the same read as `fees`): what a cap is held against. */
+    market: (): Promise<Market> => market(),
     /** The wallet's pending nonce on chain: a floor for the nonces handed out from Postgres. */
     pendingNonce,
     /** How many transactions of the wallet are mined at `block`: the nonce its next one there uses. */

@@ -33,6 +33,19 @@ export interface TransactionRecord {
   errorSignatures: string[] | null;
   /** The raw revert data behind `error`, 0x-hex; null when none was recorded. */
   revertData: string | null;
+  /** sendTransaction's optional fields (docs/transactions.md, "Optional request fields"); null when not given. */
+  request: RequestedFields;
+}
+
+/**
+ * What the request asked beyond the contract's fields: the wallet that must send it, a gas limit
+ * signed as is, the most it pays per gas, and the time after which it is not signed.
+ */
+export interface RequestedFields {
+  fromAddress: string | null;
+  gasLimit: bigint | null;
+  maxFeePerGasWei: bigint | null;
+  expiresAt: Date | null;
 }
 
 /**
@@ -46,7 +59,9 @@ export const TRANSACTION_COLUMNS = `
   t.from_address AS "fromAddress", t.nonce::text AS nonce, t.gas_limit::text AS "gasLimit", t.hash,
   t.block_number::text AS "blockNumber", t.mined_hash AS "minedHash",
   t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind,
-  t.error_signatures AS "errorSignatures", '0x' || encode(t.revert_data, 'hex') AS "revertData"`;
+  t.error_signatures AS "errorSignatures", '0x' || encode(t.revert_data, 'hex') AS "revertData",
+  t.requested_from_address AS "requestedFromAddress", t.requested_gas_limit::text AS "requestedGasLimit",
+  t.max_fee_per_gas_wei::text AS "maxFeePerGasWei", t.expires_at AS "expiresAt"`;
 
 export interface TransactionRow {
   projectId: string;
@@ -71,6 +86,10 @@ export interface TransactionRow {
   kind: TransactionKind;
   errorSignatures: string[] | null;
   revertData: string | null;
+  requestedFromAddress: string | null;
+  requestedGasLimit: string | null;
+  maxFeePerGasWei: string | null;
+  expiresAt: Date | null;
 }
 
 const optionalBigInt = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -99,7 +118,16 @@ export const toTransaction = (row: TransactionRow): TransactionRecord => ({
   kind: row.kind,
   errorSignatures: row.errorSignatures,
   revertData: row.revertData,
+  request: {
+    fromAddress: row.requestedFromAddress,
+    gasLimit: optionalBigInt(row.requestedGasLimit),
+    maxFeePerGasWei: optionalBigInt(row.maxFeePerGasWei),
+    expiresAt: row.expiresAt,
+  },
 });
+
+/** No optional field given: today's behaviour. */
+export const NO_REQUESTED_FIELDS: RequestedFields = { fromAddress: null, gasLimit: null, maxFeePerGasWei: null, expiresAt: null };
 
 /** A Uint8Array as the Buffer pg sends as bytea, without copying. */
 export const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -4,6 +4,7 @@ import type { TransactionStatus } from "@relay/lifecycle";
 import type { TransactionStatusChangePayload } from "./status-change-event";
 import { createFixture, newTransaction, transactionTestContext, type Fixture } from "./test-fixtures";
 import { createTransactionRepository } from "./transaction.repository";
+import { NO_REQUESTED_FIELDS } from "./transaction-record";
 import type { Sql } from "../client";
 
 const ctx = transactionTestContext();
@@ -64,6 +65,18 @@ describe("create", () => {
     expect(await repository.findById(input.projectId, input.id)).toMatchObject({ status: "INVALID", error: reason, errorSignatures, revertData });
   });
 
+  test("stores the request's optional fields (wallet, gas limit, max fee per gas, expiry) and reads them back", async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const request = { fromAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", gasLimit: 123_456n, maxFeePerGasWei: 2n ** 200n, expiresAt };
+    const input = { ...newTransaction(fixture, { valueWei: 7n }), request };
+    const partly = { ...newTransaction(fixture), request: { gasLimit: 50_000n } };
+    const [a, b] = await repository.createMany([input, partly]);
+    expect([a!.created, b!.created]).toEqual([true, true]);
+    expect((await repository.findById(input.projectId, input.id))!.request).toEqual(request);
+    expect((await repository.findById(input.projectId, input.id))!.valueWei).toBe(7n);
+    expect((await repository.findById(partly.projectId, partly.id))!.request).toEqual({ ...NO_REQUESTED_FIELDS, gasLimit: 50_000n });
+  });
+
   test("stores a PENDING transaction with its first status change and its outbox event", async () => {
     const input = newTransaction(fixture, { valueWei: 10n ** 30n, args: { value: "42", list: [1, { a: "b" }] } });
 
@@ -87,6 +100,7 @@ describe("create", () => {
         kind: "CALL",
         errorSignatures: null,
         revertData: null,
+        request: NO_REQUESTED_FIELDS,
     });
 
     const [change, ...moreChanges] = await changes(input.projectId, input.id);

@@ -6,7 +6,7 @@ import { createAttemptStore } from "./attempt-store";
 import { createTransactionMoves } from "./transaction-moves";
 import { createNonceAllocation } from "./nonce-allocation";
 import { CALLS_AHEAD, CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
-import { asBuffer, toTransaction, type JsonValue, type TransactionRecord, type TransactionRow } from "./transaction-record";
+import { asBuffer, toTransaction, type JsonValue, type RequestedFields, type TransactionRecord, type TransactionRow } from "./transaction-record";
 
 /**
  * Transactions, their status history, their signed attempts and the wallets' nonces
@@ -55,6 +55,8 @@ export interface NewTransaction {
   valueWei?: bigint;
   /** Error signatures to decode custom errors by (ethers' full form); absent: none. */
   errorSignatures?: readonly string[] | undefined;
+  /** sendTransaction's optional fields; omitted: not given. */
+  request?: Partial<RequestedFields>;
 }
 
 /** A call a wallet's transaction makes at its nonce: what the next transactions of the wallet run after. */
@@ -92,6 +94,10 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
       inputs.map((i) => (i.valueWei ?? 0n).toString()),
       inputs.map(() => randomUUID()),
       inputs.map((i) => (i.errorSignatures ? JSON.stringify(i.errorSignatures) : null)),
+      inputs.map((i) => i.request?.fromAddress ?? null),
+      inputs.map((i) => i.request?.gasLimit?.toString() ?? null),
+      inputs.map((i) => i.request?.maxFeePerGasWei?.toString() ?? null),
+      inputs.map((i) => i.request?.expiresAt ?? null),
     ]);
     const created = new Map(result.rows.map((row) => [`${row.projectId}/${row.id}`, row]));
     // Only the first occurrence of an id repeated in the batch was inserted; the rest conflict.

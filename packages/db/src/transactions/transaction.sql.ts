@@ -10,7 +10,8 @@ import { TRANSACTION_COLUMNS } from "./transaction-record";
  * Inserts PENDING transactions, each with its first status change and outbox event, in one
  * statement (one commit for all): arrays $1 project, $2 id,
  * $3 chain, $4 contract, $5 function signature, $6 args (jsonb), $7 calldata, $8 value, $9 event
- * id, $10 error signatures (jsonb, null: none). An id repeated within the batch is inserted once (the first occurrence wins, the others
+ * id, $10 error signatures (jsonb, null: none), and the optional request fields (null when not
+ * given): $11 wallet, $12 gas limit, $13 max fee per gas, $14 expiry. An id repeated within the batch is inserted once (the first occurrence wins, the others
  * see a conflict, as with separate statements). Returns the inserted transactions' keys and
  * creation times only: the caller knows the rest, and parsing whole rows back (args, calldata) was
  * a fifth of the statement's cost in the gateway.
@@ -18,14 +19,18 @@ import { TRANSACTION_COLUMNS } from "./transaction-record";
 export const CREATE_MANY = `
   WITH input AS (
     SELECT DISTINCT ON (i.project_id, i.id) i.*
-      FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::jsonb[], $7::bytea[], $8::numeric[], $9::uuid[], $10::jsonb[])
-        WITH ORDINALITY AS i(project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, event_id, error_signatures, n)
+      FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::jsonb[], $7::bytea[], $8::numeric[], $9::uuid[],
+                  $10::jsonb[], $11::text[], $12::bigint[], $13::numeric[], $14::timestamptz[])
+        WITH ORDINALITY AS i(project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, event_id,
+                             error_signatures, requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at, n)
      ORDER BY i.project_id, i.id, i.n
   ),
   inserted AS (
     INSERT INTO transaction AS t
-      (project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, error_signatures)
-    SELECT project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, error_signatures FROM input
+      (project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, error_signatures,
+       requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at)
+    SELECT project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, error_signatures,
+           requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at FROM input
     ON CONFLICT (project_id, id) DO NOTHING
     RETURNING ${TRANSACTION_COLUMNS},
               t.created_at AS "changedAt", NULL::"TransactionStatus" AS "previousStatus", NULL::text AS reason
@@ -177,7 +182,7 @@ export const FIND_UNFINISHED = `
 /**
  * The calls a wallet's transactions make at nonces $3 up to (not including) $4 on chain $1, wallet
  * $2 ($4 null: every nonce bound from $3 on), but transaction ($5 project, $6 id), in nonce order: those that use or will use their
- * nonce, so not INVALID or FAILED ones (a filler takes theirs). Each with the gas limit of its
+ * nonce, so not INVALID, FAILED or EXPIRED ones (a filler takes theirs). Each with the gas limit of its
  * signed attempts (replacements keep it), null while it has none. Served by UNIQUE (chain_id,
  * from_address, nonce).
  */
@@ -187,7 +192,7 @@ export const CALLS_AHEAD = `
            WHERE a.project_id = t.project_id AND a.transaction_id = t.id) AS "gasLimit"
     FROM transaction t
    WHERE t.chain_id = $1 AND t.from_address = $2 AND t.nonce >= $3 AND ($4::bigint IS NULL OR t.nonce < $4)
-     AND t.status NOT IN ('INVALID', 'FAILED') AND NOT (t.project_id = $5 AND t.id = $6)
+     AND t.status NOT IN ('INVALID', 'FAILED', 'EXPIRED') AND NOT (t.project_id = $5 AND t.id = $6)
    ORDER BY t.nonce`;
 
 /** $1 project, $2 id, $3 hash, $4 block (both null: none mined): only while SUBMITTED, only a change. */
