@@ -14,7 +14,7 @@ describe("OpenAPI: sendTransaction's optional request fields", () => {
 
   it("documents value, fromAddress, gasLimit, maxFeePerGas and expiresAt as optional, beside the contract's fields", () => {
     expect(Object.keys(request.properties).sort()).toEqual(
-      ["args", "chainId", "contractAddress", "expiresAt", "fromAddress", "functionSignature", "gasLimit", "maxFeePerGas", "projectId", "requestId", "value"].sort(),
+      ["args", "chainId", "contractAddress", "errorSignatures", "expiresAt", "fromAddress", "functionSignature", "gasLimit", "maxFeePerGas", "projectId", "requestId", "value"].sort(),
     );
     expect(request.required!.sort()).toEqual(["chainId", "contractAddress", "functionSignature", "projectId"]);
   });
