@@ -12,30 +12,31 @@ import {
 
 // docs/transactions.md, "Lifecycle", written out again on purpose: the test is the second copy.
 const DOCUMENTED: Record<TransactionStatus, TransactionStatus[]> = {
-  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED"],
-  PAUSED: ["PENDING", "FAILED"],
-  SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED"],
+  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED", "CANCELLED"],
+  PAUSED: ["PENDING", "FAILED", "CANCELLED"],
+  SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED", "CANCELLED"],
   CONFIRMED: [],
   REVERTED: [],
   INVALID: [],
   FAILED: [],
+  CANCELLED: [],
 };
 
 test("the statuses are the Postgres enum's, in its order", () => {
-  expect(TRANSACTION_STATUSES).toEqual(["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED"]);
+  expect(TRANSACTION_STATUSES).toEqual(["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "CANCELLED"]);
 });
 
 test("canMove allows exactly the documented moves, for every pair of statuses", () => {
   const pairs = TRANSACTION_STATUSES.flatMap((from) => TRANSACTION_STATUSES.map((to) => [from, to] as const));
-  expect(pairs).toHaveLength(49);
+  expect(pairs).toHaveLength(64);
   for (const [from, to] of pairs) {
     expect({ from, to, allowed: canMove(from, to) }).toEqual({ from, to, allowed: DOCUMENTED[from].includes(to) });
   }
   for (const from of TRANSACTION_STATUSES) expect([...nextStatuses(from)].sort()).toEqual([...DOCUMENTED[from]].sort());
 });
 
-test("final statuses are CONFIRMED, REVERTED, INVALID and FAILED; the others are unfinished", () => {
-  expect([...FINAL_STATUSES].sort()).toEqual(["CONFIRMED", "FAILED", "INVALID", "REVERTED"]);
+test("final statuses are CONFIRMED, REVERTED, INVALID, FAILED and CANCELLED; the others are unfinished", () => {
+  expect([...FINAL_STATUSES].sort()).toEqual(["CANCELLED", "CONFIRMED", "FAILED", "INVALID", "REVERTED"]);
   expect([...UNFINISHED_STATUSES].sort()).toEqual(["PAUSED", "PENDING", "SUBMITTED"]);
   for (const status of TRANSACTION_STATUSES) expect(isFinal(status)).toBe(FINAL_STATUSES.includes(status));
 });

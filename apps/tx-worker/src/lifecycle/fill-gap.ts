@@ -30,11 +30,12 @@ function feesOfSigned(tx: Transaction): Fees {
 
 /**
  * Whether a nonce's holder leaves it unused for good: no transaction holds it, or the one that does
- * ended without using it on chain. An unfinished holder's job will use it (or waits for funds); a
+ * ended without using it on chain (CANCELLED: when its cancel mined, the filler is a self-transfer
+ * like it, so refilling is harmless). An unfinished holder's job will use it (or waits for funds); a
  * CONFIRMED or REVERTED one was mined, so a node that does not count it yet lags or reorganised,
  * and a filler could replace that very transaction.
  */
-export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED";
+export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED" || holder === "CANCELLED";
 
 /**
  * Closes a nonce gap: when the wallet's next nonce on chain is bound to no transaction, or to one

@@ -29,6 +29,10 @@ export interface TransactionRecord {
   updatedAt: Date;
   /** FUNDING: a top-up of the wallet `contractAddress` from the funding wallet `fromAddress` (docs/funding.md). */
   kind: TransactionKind;
+  /** When a cancel was asked for (null: never); no attempt of the call is signed after it. */
+  cancelRequestedAt: Date | null;
+  /** When a speed-up was last asked for (null: never). */
+  speedUpRequestedAt: Date | null;
 }
 
 /**
@@ -41,7 +45,8 @@ export const TRANSACTION_COLUMNS = `
   t.function_signature AS "functionSignature", t.args, t.calldata, t.value_wei::text AS "valueWei", t.status,
   t.from_address AS "fromAddress", t.nonce::text AS nonce, t.gas_limit::text AS "gasLimit", t.hash,
   t.block_number::text AS "blockNumber", t.mined_hash AS "minedHash",
-  t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind`;
+  t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind,
+  t.cancel_requested_at AS "cancelRequestedAt", t.speed_up_requested_at AS "speedUpRequestedAt"`;
 
 export interface TransactionRow {
   projectId: string;
@@ -64,6 +69,8 @@ export interface TransactionRow {
   createdAt: Date;
   updatedAt: Date;
   kind: TransactionKind;
+  cancelRequestedAt: Date | null;
+  speedUpRequestedAt: Date | null;
 }
 
 const optionalBigInt = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -90,6 +97,8 @@ export const toTransaction = (row: TransactionRow): TransactionRecord => ({
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   kind: row.kind,
+  cancelRequestedAt: row.cancelRequestedAt ?? null,
+  speedUpRequestedAt: row.speedUpRequestedAt ?? null,
 });
 
 /** A Uint8Array as the Buffer pg sends as bytea, without copying. */
