@@ -6,6 +6,7 @@ import {
   createEventCallbackRepository,
   createMetricsRepository,
   createSignatureRepository,
+  createTransactionControl,
   createTransactionRepository,
   createTopUpRepository,
   createTransactionReads,
@@ -16,7 +17,7 @@ import {
   type SqlPool,
 } from "@relay/db";
 import { createMetricsRegistry, type Registry } from "@relay/metrics";
-import type { Producer, Redis, ResultWaiter } from "@relay/queue";
+import { wakeJob, type Producer, type Redis, type ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { httpMetrics } from "./middleware/http-metrics";
 import { underAreas } from "./middleware/under-areas";
@@ -35,6 +36,7 @@ import { createPersonalSignService } from "./services/personal-sign.service";
 import { createSignBatches } from "./services/sign-batches";
 import { createSendTransactionService } from "./services/send-transaction.service";
 import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
+import { transactionControlRoutes } from "./routes/transaction-control.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
@@ -137,6 +139,14 @@ export function createApp(deps: GatewayDeps): Express {
     }),
   );
 
+  app.use(
+    transactionControlRoutes({
+      logger: deps.logger,
+      control: createTransactionControl(deps.sql),
+      findById: (projectId, id) => transactions.findById(projectId, id),
+      wake: (projectId, transactionId) => wakeJob(deps.producer, "processTransaction", { v: 1, projectId, transactionId }),
+    }),
+  );
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
   app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 

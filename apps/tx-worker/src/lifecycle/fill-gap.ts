@@ -15,7 +15,7 @@ const SELF_TRANSFER_GAS = 21_000n;
  * (zkSync), and where the wallet delegates to code (EIP-7702). A filler signed with 21,000 there
  * is refused for good ("intrinsic gas too low"), and the gap stays open.
  */
-async function selfTransferGas(provider: ChainHandle["provider"], address: string): Promise<bigint> {
+export async function selfTransferGas(provider: ChainHandle["provider"], address: string): Promise<bigint> {
   const estimate = BigInt((await provider.send("eth_estimateGas", [{ from: address, to: address, value: "0x0" }, "latest"])) as string);
   return estimate > SELF_TRANSFER_GAS ? estimate : SELF_TRANSFER_GAS;
 }
