@@ -73,6 +73,8 @@ describe("create", () => {
         createdAt: result.createdAt,
         updatedAt: result.createdAt,
         kind: "CALL",
+        cancelRequestedAt: null,
+        speedUpRequestedAt: null,
     });
 
     const [change, ...moreChanges] = await changes(input.projectId, input.id);
@@ -534,6 +536,7 @@ describe("attempts", () => {
       gasPriceWei: null,
       createdAt: expect.any(Date),
       broadcastAt: null,
+      cancel: false,
     });
     expect(await repository.recordAttempt({ ...base, hash: hash1, rawTransaction: Uint8Array.from([2, 1, 1]) })).toEqual(first);
 
