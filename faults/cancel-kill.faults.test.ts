@@ -7,7 +7,7 @@ import { startStack, type Stack } from "./support/stack";
 const KILLS = 3;
 
 /**
- * Scenario h: cancels and speed-ups in the load, and the tx-worker SIGKILLed between signing a
+ * Scenario g: cancels and speed-ups in the load, and the tx-worker SIGKILLed between signing a
  * replacement (a cancel's self-transfer, a speed-up, a stuck transaction's) and broadcasting it:
  * the RPC in front of the node holds the first broadcast of each new attempt at a nonce it has seen
  * another attempt at, kills the tx-worker, and answers nothing to the dead process. The attempt
