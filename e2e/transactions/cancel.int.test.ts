@@ -1,4 +1,4 @@
-import { JsonRpcProvider } from "ethers";
+import { JsonRpcProvider, Transaction } from "ethers";
 import { createPool, createTransactionRepository } from "@relay/db";
 import {
   addChain,
@@ -7,11 +7,13 @@ import {
   fund,
   readTransaction,
   startAnvil,
+  startRpcInterceptor,
   testDatabaseUrl,
   waitForStatus,
   type AnvilInstance,
   type DeployedRecorder,
   type ProjectFixture,
+  type RpcInterceptor,
   type TransactionView,
 } from "@relay/testing";
 import { post, startHarness, type Harness } from "../support/harness";
@@ -229,5 +231,81 @@ describe("cancelling a transaction", () => {
     const bad = await post(h.baseUrl, `/transact/project/${project.projectId}/transactions/nope/cancel`, {}, project.apiKey);
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/transactionId/);
+  });
+});
+
+/**
+ * The window between a signed attempt and the move to SUBMITTED: the node never takes the call's
+ * first attempt (its broadcast fails as a node failing does, and is retried), so the transaction
+ * stays PENDING with an attempt stored. That attempt might have reached a node before a crash, so
+ * the gateway does not call it CANCELLED; the tx-worker sends a cancel at its nonce instead.
+ */
+describe("cancelling a PENDING transaction whose attempt is signed", () => {
+  let h: Harness;
+  let anvil: AnvilInstance;
+  let recorder: DeployedRecorder;
+  let rpc: JsonRpcProvider;
+  let interceptor: RpcInterceptor;
+  let project: ProjectFixture;
+  let refused: string | undefined;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 31_613 });
+    recorder = await deployRecorder(anvil.rpcUrl);
+    rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    await rpc.send("evm_setAutomine", [false]);
+    // The first signed transaction is refused every time, as by a node that keeps failing.
+    interceptor = await startRpcInterceptor(anvil.rpcUrl, (call) => {
+      if (call.method !== "eth_sendRawTransaction") return undefined;
+      const hash = Transaction.from(call.params[0] as string).hash!;
+      refused ??= hash;
+      return hash === refused ? { error: { code: -32603, message: "internal error" } } : undefined;
+    });
+    h = await startHarness("cancel-signed");
+    await addChain(h.db, { ...anvil, rpcUrl: interceptor.url }, { stuckAfterSeconds: STUCK_AFTER_SECONDS });
+    project = await createProjectFixture(h.db, h.kek, { wallets: 1 });
+    await fund(anvil.rpcUrl, [project.wallets[0]!.address]);
+    await h.startTxWorker();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await interceptor?.close();
+    recorder?.provider.destroy();
+    rpc?.destroy();
+    await anvil?.stop();
+  });
+
+  it("answers requested, sends a self-transfer at the nonce instead of the call, and ends CANCELLED; the call never ran", async () => {
+    const res = await post(h.baseUrl, "/transact/sendTransaction", { projectId: project.projectId, chainId: anvil.chainId, contractAddress: recorder.address, ...setOrder(501) }, project.apiKey);
+    const id = res.body.transactionId as string;
+    const read = () => readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+    let signed = await read();
+    // Signed, stored, and its broadcast refused at least once.
+    for (const deadline = Date.now() + 20_000; signed.attempts.length === 0 || refused === undefined; signed = await read()) {
+      if (Date.now() > deadline) throw new Error(`never signed: ${JSON.stringify(signed)}`);
+      await sleep(100);
+    }
+    expect(signed.status).toBe("PENDING");
+    expect(signed.attempts[0]!.hash).toBe(refused);
+
+    const cancel = await post(h.baseUrl, `/transact/project/${project.projectId}/transactions/${id}/cancel`, {}, project.apiKey);
+    expect(cancel.status).toBe(200);
+    expect(cancel.body).toEqual({ transactionId: id, status: "PENDING", cancel: "requested" });
+
+    let tx = await read();
+    for (const deadline = Date.now() + 40_000; !FINAL.includes(tx.status); tx = await read()) {
+      if (Date.now() > deadline) throw new Error(`not final: ${JSON.stringify(tx)}`);
+      await rpc.send("evm_mine", []);
+      await sleep(200);
+    }
+    expect(tx.status).toBe("CANCELLED");
+    expect(tx.history.map((c) => c.status)).toEqual(["PENDING", "SUBMITTED", "CANCELLED"]);
+    const [call, selfTransfer] = tx.attempts;
+    expect([call!.cancel, selfTransfer!.cancel]).toEqual([false, true]);
+    expect(selfTransfer!.nonce).toBe(call!.nonce);
+    expect(tx.hash).toBe(selfTransfer!.hash);
+    expect(await rpc.getTransactionReceipt(call!.hash)).toBeNull();
+    expect((await rpc.getTransaction(selfTransfer!.hash))!.data).toBe("0x");
+    expect((await recorder.contract.getFunction("lastOrder")()).id).toBe(0n);
   });
 });
