@@ -120,7 +120,7 @@ export function buildOpenApiDocument(): object {
       200: json(cancelResponse, "Cancelled, or the cancel is on its way"),
       400: badId,
       404: json(errorBody, "No such transaction in this project"),
-      409: json(errorBody, "The transaction is final (CONFIRMED, REVERTED, INVALID, FAILED); the message names its status"),
+      409: json(errorBody, "The transaction is final (CONFIRMED, REVERTED, INVALID, FAILED; a CANCELLED one answers 200 `done`); the message names its status"),
       ...common,
     },
   });
