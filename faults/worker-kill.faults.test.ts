@@ -1,10 +1,11 @@
-import { between, runScenario, sleep } from "./support/scenario";
+import { between, DEFAULT_PLAN, runScenario, sleep } from "./support/scenario";
 import { startStack, type Stack, type WorkerKind } from "./support/stack";
 
 /**
  * Scenario a: each worker type SIGKILLed at random moments under load, and started again.
  * A killed tx-worker's jobs come back to the new one (lock expiry); a killed signing-worker
  * costs the requests it held a clean 500; a killed webhook-worker's deliveries are retried.
+ * Some of the transactions are cancelled or sped up while it happens.
  */
 describe("fault: workers SIGKILLed at random moments", () => {
   let stack: Stack;
@@ -31,7 +32,8 @@ describe("fault: workers SIGKILLed at random moments", () => {
         }
       }
       return { kills: kills.join(", ") };
-    });
+      // Cancels and speed-ups in the load too: a killed tx-worker may hold one half done.
+    }, { plan: { ...DEFAULT_PLAN, cancels: 6, speedUps: 6 } });
     expect(new Set(kills)).toEqual(new Set(["signing", "tx", "webhook"]));
     expect(report.transactions.accepted).toBeGreaterThan(0);
     expect(report.violations).toEqual([]);

@@ -39,6 +39,9 @@ describe("security: keys × projects × routes, limits and secrets", () => {
   /** A typed-data signature of each project (signTypedData, Syndicate's reads). */
   let typedA: string;
   let typedB: string;
+  /** Transactions of project A the cancel (PENDING) and speedUp (SUBMITTED) routes act on. */
+  let toCancel: string;
+  let toSpeedUp: string;
   /** Every answer the gateway gave in this file, to scan for secrets. */
   const answers: Answer[] = [];
   /** whsec_ secrets, each with the one answer allowed to carry it. */
@@ -100,6 +103,13 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       if (seeded === a) typedA = typed.body.signatureId as string;
       else typedB = typed.body.signatureId as string;
     }
+    const more = [];
+    for (let i = 0; i < 2; i++) {
+      more.push(await call("POST", "/transact/sendTransaction", a.fixture.apiKey, { projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" }));
+    }
+    [toCancel, toSpeedUp] = more.map((r) => r.body.transactionId as string) as [string, string];
+    // No tx-worker runs here: the status a speed-up needs is set by hand.
+    await h.db.$executeRawUnsafe(`UPDATE transaction SET status = 'SUBMITTED' WHERE id = $1::uuid`, toSpeedUp);
   });
   afterAll(async () => {
     await h?.close();
@@ -133,6 +143,8 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET personal signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignature/${a.signatureId}` })],
     ["GET personal signatures", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignatures` })],
     ["GET transactions list", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions?status=PENDING,CONFIRMED&limit=5` })],
+    ["POST cancel", () => ({ method: "POST", path: `/transact/project/${a.fixture.projectId}/transactions/${toCancel}/cancel` })],
+    ["POST speedUp", () => ({ method: "POST", path: `/transact/project/${a.fixture.projectId}/transactions/${toSpeedUp}/speedUp` })],
   ];
 
   const INVALID = "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key";
@@ -171,8 +183,13 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("DELETE", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}`, key),
       await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/rotateSecret`, key),
       await call("GET", `/wallet/project/${A}/request/${b.transactionId}`, key),
+      await call("POST", `/transact/project/${A}/transactions/${b.transactionId}/cancel`, key),
+      await call("POST", `/transact/project/${A}/transactions/${b.transactionId}/speedUp`, key),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    // B's transaction was neither cancelled nor marked.
+    const bTx = await call("GET", `/transact/project/${b.fixture.projectId}/transactions/${b.transactionId}`, b.fixture.apiKey);
+    expect(bTx.body.status).toBe("PENDING");
     // Nor does a list through A's path find B's transaction by its id.
     for (const list of ["requests", "transactions"]) {
       const found = await call("GET", `/wallet/project/${A}/${list}?search=${b.transactionId}`, key);
@@ -240,6 +257,8 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${B}/personalSignature/${b.signatureId}`, key),
       await call("GET", `/wallet/project/${B}/personalSignatures`, key),
       await call("GET", `/transact/project/${B}/transactions?status=PENDING`, key),
+      await call("POST", `/transact/project/${B}/transactions/${b.transactionId}/cancel`, key),
+      await call("POST", `/transact/project/${B}/transactions/${b.transactionId}/speedUp`, key),
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);

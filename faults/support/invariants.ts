@@ -3,7 +3,7 @@ import { callKey, countByCall, minedTransactions } from "@relay/testing";
 import type { Outcome } from "./load";
 import type { Stack } from "./stack";
 
-const FINAL = new Set(["CONFIRMED", "REVERTED", "INVALID", "FAILED"]);
+const FINAL = new Set(["CONFIRMED", "REVERTED", "INVALID", "FAILED", "CANCELLED", "EXPIRED"]);
 const MINED = new Set(["CONFIRMED", "REVERTED"]);
 
 export interface ScenarioReport {
@@ -33,6 +33,7 @@ interface TxRow {
   history: number;
   lastHistory: string | null;
   attempts: number;
+  cancelRequested: boolean;
 }
 
 /**
@@ -45,7 +46,7 @@ export async function waitUntilSettled(stack: Stack, timeoutMs: number): Promise
   while (Date.now() < deadline) {
     const { rows } = await stack.pool
       .query<{ open: number }>(
-        `SELECT (SELECT count(*) FROM transaction WHERE project_id = $1 AND status NOT IN ('CONFIRMED','REVERTED','INVALID','FAILED'))
+        `SELECT (SELECT count(*) FROM transaction WHERE project_id = $1 AND status NOT IN ('CONFIRMED','REVERTED','INVALID','FAILED','CANCELLED'))
               + (SELECT count(*) FROM event WHERE project_id = $1 AND dispatched_at IS NULL)
               + (SELECT count(*) FROM webhook_delivery d JOIN event_callback c ON c.id = d.event_callback_id
                   WHERE c.project_id = $1 AND d.status = 'PENDING')
@@ -82,7 +83,8 @@ export async function checkInvariants(
       `SELECT t.id, t.status, t.from_address AS "from", t.nonce::text AS nonce, t.hash, '0x' || encode(t.calldata, 'hex') AS calldata,
               (SELECT count(*)::int FROM transaction_status_change h WHERE h.project_id = t.project_id AND h.transaction_id = t.id) AS history,
               (SELECT h.status::text FROM transaction_status_change h WHERE h.project_id = t.project_id AND h.transaction_id = t.id ORDER BY h.id DESC LIMIT 1) AS "lastHistory",
-              (SELECT count(*)::int FROM transaction_attempt a WHERE a.project_id = t.project_id AND a.transaction_id = t.id) AS attempts
+              (SELECT count(*)::int FROM transaction_attempt a WHERE a.project_id = t.project_id AND a.transaction_id = t.id) AS attempts,
+              t.cancel_requested_at IS NOT NULL AS "cancelRequested"
          FROM transaction t WHERE t.project_id = $1`,
       [projectId],
     )
@@ -124,6 +126,9 @@ export async function checkInvariants(
     }
     if (MINED.has(r.status) && n !== 1) violations.push(`transaction ${r.id} is ${r.status} but on chain ${n} times`);
     if ((r.status === "INVALID" || r.status === "FAILED") && n !== 0) violations.push(`transaction ${r.id} is ${r.status} but on chain`);
+    // A cancelled transaction's call never ran.
+    if (r.status === "CANCELLED" && n !== 0) violations.push(`transaction ${r.id} is CANCELLED but its call is on chain ${n} times`);
+    if (r.status === "CANCELLED" && !r.cancelRequested) violations.push(`transaction ${r.id} is CANCELLED though no cancel was asked for`);
   }
   const wallets = new Set(stack.project.wallets.map((w) => w.address.toLowerCase()));
   const fillers = (await pool.query<{ hash: string | null }>(`SELECT hash FROM nonce_filler WHERE chain_id = $1`, [stack.anvil.chainId])).rows;
@@ -139,6 +144,24 @@ export async function checkInvariants(
     if (!tx || tx.from !== r.from?.toLowerCase() || String(tx.nonce) !== r.nonce) {
       violations.push(`transaction ${r.id}: recorded hash ${r.hash} (${r.from} nonce ${r.nonce}) is not what was mined`);
     }
+  }
+  // CANCELLED with a hash: its cancel was mined, a zero-data transfer of the wallet to itself at its nonce.
+  for (const r of txRows.filter((t) => t.status === "CANCELLED" && t.hash)) {
+    const tx = minedByHash.get(r.hash!.toLowerCase());
+    if (!tx || tx.from !== r.from?.toLowerCase() || tx.to !== tx.from || tx.input !== "0x" || String(tx.nonce) !== r.nonce) {
+      violations.push(`transaction ${r.id}: CANCELLED with ${r.hash}, which is not a mined self-transfer at its nonce`);
+    }
+  }
+
+  // Cancels and speed-ups: answered with what the transaction then did.
+  for (const o of outcomes.filter((x) => x.kind === "cancel" || x.kind === "speedUp")) {
+    const r = txById.get(o.id);
+    if (o.status === 0) violations.push(`${o.kind} of ${o.id}: no answer (${String(o.body.error)})`);
+    else if (o.status !== 200 && typeof o.body.message !== "string") violations.push(`${o.kind} of ${o.id}: ${o.status} without a JSON message`);
+    else if (o.kind === "cancel" && o.status === 200 && o.body.cancel === "done" && r?.status !== "CANCELLED") violations.push(`cancel of ${o.id} answered done, but it is ${r?.status}`);
+    else if (o.kind === "cancel" && o.status === 200 && !r?.cancelRequested) violations.push(`cancel of ${o.id} answered 200, but none is recorded`);
+    else if (o.status === 409 && !/is (PENDING|PAUSED|SUBMITTED|CONFIRMED|REVERTED|INVALID|FAILED|CANCELLED)/.test(String(o.body.message))) violations.push(`${o.kind} of ${o.id}: 409 ${String(o.body.message)}`);
+    else if (![200, 409].includes(o.status) && o.status < 500) violations.push(`${o.kind} of ${o.id}: ${o.status} ${String(o.body.message)}`);
   }
 
   // Nonces: none bound to two transactions, and every handed-out nonce used on chain (no gap).

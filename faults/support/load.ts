@@ -9,7 +9,8 @@ const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 const HANG_MS = 30_000;
 
 export interface Outcome {
-  kind: "transaction" | "sign" | "registration";
+  /** cancel, speedUp: a request on the transaction `id` (POST …/cancel, …/speedUp). */
+  kind: "transaction" | "sign" | "registration" | "cancel" | "speedUp";
   /** transactionId / signatureId / registration label. */
   id: string;
   status: number;
@@ -39,6 +40,13 @@ export interface LoadPlan {
    * idempotency key). Without it, no answer is the outcome.
    */
   retryUnansweredMs?: number;
+  /**
+   * Of the transactions, how many get a cancel and how many a speed-up asked for, 0–3 s after they
+   * are accepted (so at any status: PENDING, SUBMITTED, mined, final). Both are idempotent, so a
+   * request without an answer is sent again like the others.
+   */
+  cancels?: number;
+  speedUps?: number;
 }
 
 
@@ -102,6 +110,16 @@ export async function sendTransaction(stack: Stack, retryUnansweredMs = 0): Prom
   return { kind: "transaction", id: requestId, ...answer, calldata: recorderAbi.encodeFunctionData("setOwnOrder", [order]).toLowerCase() };
 }
 
+/** A transaction, then a cancel or a speed-up of it 0–3 s after it is accepted. */
+export async function sendAndControl(stack: Stack, action: "cancel" | "speedUp", retryUnansweredMs = 0): Promise<Outcome[]> {
+  const sent = await sendTransaction(stack, retryUnansweredMs);
+  if (sent.status !== 200) return [sent];
+  await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 3000)));
+  const path = `/transact/project/${stack.project.projectId}/transactions/${sent.id}/${action}`;
+  const answer = await call(stack, "POST", path, {}, retryUnansweredMs);
+  return [sent, { kind: action, id: sent.id, ...answer }];
+}
+
 export async function personalSign(stack: Stack, i: number, retryUnansweredMs = 0): Promise<Outcome> {
   const signer = stack.project.wallets[i % stack.project.wallets.length]!.address;
   const signatureId = randomUUID();
@@ -124,12 +142,21 @@ export async function registerCallback(stack: Stack, label: string): Promise<Out
  */
 export async function runLoad(stack: Stack, plan: LoadPlan): Promise<Outcome[]> {
   const retryMs = plan.retryUnansweredMs ?? 0;
-  const jobs: (() => Promise<Outcome>)[] = [];
+  const jobs: (() => Promise<Outcome | Outcome[]>)[] = [];
   const longest = Math.max(plan.transactions, plan.signs);
   const registrationEvery = plan.registrations > 0 ? Math.max(1, Math.floor(longest / plan.registrations)) : Infinity;
   let registrations = 0;
+  let cancels = 0;
+  let speedUps = 0;
   for (let i = 0; i < longest; i++) {
-    if (i < plan.transactions) jobs.push(() => sendTransaction(stack, retryMs));
+    // Cancels and speed-ups spread over the load: every 5th transaction (from the 2nd) and every 5th from the 4th.
+    if (i < plan.transactions && i % 5 === 1 && cancels < (plan.cancels ?? 0)) {
+      cancels++;
+      jobs.push(() => sendAndControl(stack, "cancel", retryMs));
+    } else if (i < plan.transactions && i % 5 === 3 && speedUps < (plan.speedUps ?? 0)) {
+      speedUps++;
+      jobs.push(() => sendAndControl(stack, "speedUp", retryMs));
+    } else if (i < plan.transactions) jobs.push(() => sendTransaction(stack, retryMs));
     if (i < plan.signs) jobs.push(() => personalSign(stack, i, retryMs));
     if (i % registrationEvery === 0 && registrations < plan.registrations) {
       const label = `during-${registrations++}`;
@@ -142,7 +169,7 @@ export async function runLoad(stack: Stack, plan: LoadPlan): Promise<Outcome[]> 
   const lane = async () => {
     while (next < jobs.length) {
       const job = jobs[next++]!;
-      outcomes.push(await job());
+      outcomes.push(...[await job()].flat());
       if (plan.paceMs) await new Promise((r) => setTimeout(r, plan.paceMs));
     }
   };

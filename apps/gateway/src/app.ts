@@ -6,6 +6,7 @@ import {
   createEventCallbackRepository,
   createMetricsRepository,
   createSignatureRepository,
+  createTransactionControl,
   createTransactionRepository,
   createTopUpRepository,
   createTransactionReads,
@@ -17,7 +18,7 @@ import {
   type SqlPool,
 } from "@relay/db";
 import { createMetricsRegistry, type Registry } from "@relay/metrics";
-import type { Producer, Redis, ResultWaiter } from "@relay/queue";
+import { wakeJob, type Producer, type Redis, type ResultWaiter } from "@relay/queue";
 import { authenticate } from "./middleware/auth";
 import { httpMetrics } from "./middleware/http-metrics";
 import { underAreas } from "./middleware/under-areas";
@@ -37,6 +38,7 @@ import { createSignBatches } from "./services/sign-batches";
 import { createSendTransactionService } from "./services/send-transaction.service";
 import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
 import { transactionListRoutes } from "./routes/transaction-list.routes";
+import { transactionControlRoutes } from "./routes/transaction-control.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
@@ -140,6 +142,14 @@ export function createApp(deps: GatewayDeps): Express {
   );
 
   app.use(transactionListRoutes({ listTransactions: createTransactionList(deps.sql) }));
+  app.use(
+    transactionControlRoutes({
+      logger: deps.logger,
+      control: createTransactionControl(deps.sql),
+      findById: (projectId, id) => transactions.findById(projectId, id),
+      wake: (projectId, transactionId) => wakeJob(deps.producer, "processTransaction", { v: 1, projectId, transactionId }),
+    }),
+  );
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
   app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 

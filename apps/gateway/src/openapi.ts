@@ -22,6 +22,7 @@ import {
   eventCallbackResponse,
   eventCallbackRotated,
 } from "./routes/event-callbacks.schema";
+import { cancelResponse, speedUpResponse } from "./routes/transaction-control.schema";
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
 import { transactionListParams, transactionListQuery, transactionListResponse } from "./routes/transaction-list.schema";
 import { registerWalletPaths } from "./syndicate/wallets.openapi";
@@ -105,6 +106,40 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/transact/project/{projectId}/transactions/{transactionId}/cancel",
+    summary: "Cancel a transaction",
+    description:
+      "PENDING or PAUSED and never sent: CANCELLED at once. Possibly out there (SUBMITTED, or an attempt signed): a zero-value transfer of the wallet to itself at the same nonce, with higher fees, is sent; " +
+      "the transaction ends CANCELLED if it mines, or with its own outcome if the transaction was mined first (its history says which). Asking again answers the same.",
+    security: secured,
+    request: { params: transactionParams },
+    responses: {
+      200: json(cancelResponse, "Cancelled, or the cancel is on its way"),
+      400: badId,
+      404: json(errorBody, "No such transaction in this project"),
+      409: json(errorBody, "The transaction is final (CONFIRMED, REVERTED, INVALID, FAILED; a CANCELLED one answers 200 `done`); the message names its status"),
+      ...common,
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/transact/project/{projectId}/transactions/{transactionId}/speedUp",
+    summary: "Speed up a SUBMITTED transaction",
+    description: "Replaces the attempt out there at once, at the same nonce, with fees priced for now and at least 12.5 % higher, within the chain's fee caps.",
+    security: secured,
+    request: { params: transactionParams },
+    responses: {
+      200: json(speedUpResponse, "The replacement is on its way"),
+      400: badId,
+      404: json(errorBody, "No such transaction in this project"),
+      409: json(errorBody, "The transaction is not SUBMITTED (not sent yet, or final), or is being cancelled; the message says which"),
+      ...common,
+    },
   });
 
   registry.registerPath({

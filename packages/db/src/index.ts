@@ -13,6 +13,7 @@ export type { MigrateOptions, MigrateResult } from "./migrate/migrate";
 export { ensureDatabase, databaseName, withDatabase } from "./migrate/ensure-database";
 export { resolveMigrationsDir } from "./migrate/migrations-dir";
 export * from "./transactions/transaction.repository";
+export * from "./transactions/transaction-control.repository";
 export * from "./transactions/transaction-snapshot";
 export * from "./transactions/transaction-list.repository";
 export { receiptOf, type ReceiptSource, type TransactionReceipt } from "./transactions/transaction-receipt";

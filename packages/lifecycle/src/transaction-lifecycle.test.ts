@@ -12,18 +12,19 @@ import {
 
 // docs/transactions.md, "Lifecycle", written out again on purpose: the test is the second copy.
 const DOCUMENTED: Record<TransactionStatus, TransactionStatus[]> = {
-  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED", "EXPIRED"],
-  PAUSED: ["PENDING", "FAILED", "EXPIRED"],
-  SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED"],
+  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED", "CANCELLED", "EXPIRED"],
+  PAUSED: ["PENDING", "FAILED", "CANCELLED", "EXPIRED"],
+  SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED", "CANCELLED"],
   CONFIRMED: [],
   REVERTED: [],
   INVALID: [],
   FAILED: [],
+  CANCELLED: [],
   EXPIRED: [],
 };
 
 test("the statuses are the Postgres enum's, in its order", () => {
-  expect(TRANSACTION_STATUSES).toEqual(["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "EXPIRED"]);
+  expect(TRANSACTION_STATUSES).toEqual(["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "CANCELLED", "EXPIRED"]);
 });
 
 test("canMove allows exactly the documented moves, for every pair of statuses", () => {
@@ -35,8 +36,8 @@ test("canMove allows exactly the documented moves, for every pair of statuses", 
   for (const from of TRANSACTION_STATUSES) expect([...nextStatuses(from)].sort()).toEqual([...DOCUMENTED[from]].sort());
 });
 
-test("final statuses are CONFIRMED, REVERTED, INVALID, FAILED and EXPIRED; the others are unfinished", () => {
-  expect([...FINAL_STATUSES].sort()).toEqual(["CONFIRMED", "EXPIRED", "FAILED", "INVALID", "REVERTED"]);
+test("final statuses are CONFIRMED, REVERTED, INVALID, FAILED, CANCELLED and EXPIRED; the others are unfinished", () => {
+  expect([...FINAL_STATUSES].sort()).toEqual(["CANCELLED", "CONFIRMED", "EXPIRED", "FAILED", "INVALID", "REVERTED"]);
   expect([...UNFINISHED_STATUSES].sort()).toEqual(["PAUSED", "PENDING", "SUBMITTED"]);
   for (const status of TRANSACTION_STATUSES) expect(isFinal(status)).toBe(FINAL_STATUSES.includes(status));
 });

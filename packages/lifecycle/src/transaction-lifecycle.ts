@@ -7,32 +7,34 @@ import { AppError } from "@relay/core";
  * the same order (a test in packages/db holds them together); the order is also the one the
  * OpenAPI document lists.
  */
-export const TRANSACTION_STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "EXPIRED"] as const;
+export const TRANSACTION_STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "CANCELLED", "EXPIRED"] as const;
 
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 // Typed over every status, so a status added to the list does not compile until it is placed here.
 const MOVES = {
   // PENDING → PENDING is the note that the node refused the signed attempt on its fees and the
-  // chain's fee cap leaves no room for a new one.
+  // chain's fee cap leaves no room for a new one. → CANCELLED: cancelled before anything was sent.
   // → EXPIRED: its expiresAt passed before it was signed (never broadcast).
-  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED", "EXPIRED"],
-  // Back to PENDING when the wallet is funded again; EXPIRED as from PENDING.
-  PAUSED: ["PENDING", "FAILED", "EXPIRED"],
+  PENDING: ["PENDING", "SUBMITTED", "INVALID", "PAUSED", "FAILED", "CANCELLED", "EXPIRED"],
+  // Back to PENDING when the wallet is funded again; CANCELLED and EXPIRED as from PENDING.
+  PAUSED: ["PENDING", "FAILED", "CANCELLED", "EXPIRED"],
   // SUBMITTED → SUBMITTED is a replacement attempt with the same nonce and higher fees, or the
-  // note that the chain's fee cap leaves no room for one.
-  SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED"],
+  // note that the chain's fee cap leaves no room for one. → CANCELLED: the zero-value
+  // self-transfer a cancel sent at its nonce was mined instead of it.
+  SUBMITTED: ["SUBMITTED", "CONFIRMED", "REVERTED", "FAILED", "CANCELLED"],
   CONFIRMED: [],
   REVERTED: [],
   INVALID: [],
   FAILED: [],
+  CANCELLED: [],
   EXPIRED: [],
 } as const satisfies { readonly [S in TransactionStatus]: readonly TransactionStatus[] };
 
 /** Statuses something moves out of: PENDING, SUBMITTED, PAUSED. Each needs a worker's step. */
 export type UnfinishedStatus = { [S in TransactionStatus]: (typeof MOVES)[S] extends readonly [] ? never : S }[TransactionStatus];
 
-/** Statuses nothing moves out of: CONFIRMED, REVERTED, INVALID, FAILED, EXPIRED. */
+/** Statuses nothing moves out of: CONFIRMED, REVERTED, INVALID, FAILED, CANCELLED, EXPIRED. */
 export type FinalStatus = Exclude<TransactionStatus, UnfinishedStatus>;
 
 export const nextStatuses = (from: TransactionStatus): readonly TransactionStatus[] => MOVES[from];

@@ -4,6 +4,7 @@ export { createRedis, redisReady } from "./connection";
 export type { Redis } from "./connection";
 export { createProducer, createResultWaiter } from "./producer";
 export { reviveIfLost } from "./live-job";
+export { wakeJob } from "./wake-job";
 export type { Job } from "bullmq";
 export type { Producer, QueueSettings, ResultWaiter } from "./producer";
 export { createTypedWorker, RunAgain, runAgainIn } from "./worker";

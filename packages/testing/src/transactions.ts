@@ -3,7 +3,7 @@ import { parseEther, toBeHex, JsonRpcProvider } from "ethers";
 import { createChainRepository, type Database } from "@relay/db";
 import type { AnvilInstance } from "@relay/testing";
 
-export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED", "EXPIRED"];
+export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED", "CANCELLED", "EXPIRED"];
 
 /** Registers an anvil node as a chain, with short timings so tests run fast. */
 export async function addChain(
@@ -38,7 +38,7 @@ export interface TransactionView {
   nonce: string | null;
   error: string | null;
   history: { status: string; reason: string | null }[];
-  attempts: { hash: string; nonce: string; gasLimit: string; maxFeePerGas: string | null; gasPrice: string | null }[];
+  attempts: { hash: string; nonce: string; gasLimit: string; maxFeePerGas: string | null; gasPrice: string | null; cancel: boolean }[];
 }
 
 export async function readTransaction(baseUrl: string, apiKey: string, projectId: string, id: string): Promise<TransactionView> {

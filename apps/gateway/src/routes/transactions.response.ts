@@ -52,6 +52,7 @@ export function toTransactionResponse(tx: TransactionRecord, history: StatusChan
       gasPrice: text(a.gasPriceWei),
       createdAt: a.createdAt.toISOString(),
       broadcastAt: a.broadcastAt?.toISOString() ?? null,
+      cancel: a.cancel,
     })),
   };
 }

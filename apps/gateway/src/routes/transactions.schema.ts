@@ -151,6 +151,7 @@ export const transactionRecordResponse = z
         gasPrice: z.string().nullable(),
         createdAt: z.iso.datetime(),
         broadcastAt: z.iso.datetime().nullable(),
+        cancel: z.boolean().meta({ description: "A cancel: a zero-value transfer of the wallet to itself at the nonce, not the call (POST …/cancel)" }),
       }),
     ),
   })

@@ -22,7 +22,7 @@ const topUp = (over: Partial<TopUpRecord> = {}): TopUpRecord => ({
 describe("toFundingTransaction", () => {
   it("maps every status of ours to one of Syndicate's four funding statuses", () => {
     const mapped = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, toFundingTransaction(topUp({ status: s })).status]));
-    expect(mapped).toEqual({ PENDING: "PENDING", PAUSED: "PENDING", SUBMITTED: "SUBMITTED", CONFIRMED: "CONFIRMED", REVERTED: "FAILED", INVALID: "FAILED", FAILED: "FAILED", EXPIRED: "FAILED" });
+    expect(mapped).toEqual({ PENDING: "PENDING", PAUSED: "PENDING", SUBMITTED: "SUBMITTED", CONFIRMED: "CONFIRMED", REVERTED: "FAILED", INVALID: "FAILED", FAILED: "FAILED", CANCELLED: "FAILED", EXPIRED: "FAILED" });
   });
 
   it("fills what is not known yet with empty values the SDK's schema takes, and the rest as numbers and 0x hex", () => {

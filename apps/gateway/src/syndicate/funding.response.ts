@@ -5,7 +5,7 @@ import type { FundingStatus, FundingTransaction } from "./funding.schema";
 /**
  * Our lifecycle in Syndicate's four funding statuses: not yet sent (PENDING, and PAUSED while the
  * funding wallet cannot pay) is PENDING; a top-up that ended without moving its amount (REVERTED,
- * INVALID, FAILED, EXPIRED) is FAILED.
+ * INVALID, FAILED, CANCELLED, EXPIRED) is FAILED.
  */
 const STATUS: { readonly [S in TransactionStatus]: FundingStatus } = {
   PENDING: "PENDING",
@@ -15,6 +15,7 @@ const STATUS: { readonly [S in TransactionStatus]: FundingStatus } = {
   REVERTED: "FAILED",
   INVALID: "FAILED",
   FAILED: "FAILED",
+  CANCELLED: "FAILED",
   EXPIRED: "FAILED",
 };
 

@@ -12,6 +12,7 @@ const DOCUMENTED = {
   INVALID: { invalid: true, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
   PAUSED: { invalid: false, current: "PAUSED", reverted: false, block: false, stats: "Pending" },
   FAILED: { invalid: false, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
+  CANCELLED: { invalid: false, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
   EXPIRED: { invalid: false, current: "ABANDONED", reverted: false, block: false, stats: "Failed" },
 } as const;
 

@@ -57,6 +57,8 @@ export const SYNDICATE_STATUS = {
   PAUSED: { invalid: false, current: "PAUSED", reverted: false, mined: false, stats: "Pending" },
   // The relay gave up (refused for good, or its nonce was used by something else).
   FAILED: { invalid: false, current: "ABANDONED", reverted: false, mined: false, stats: "Failed" },
+  // Cancelled on request: never sent, or a zero-value self-transfer took its nonce; the call never ran.
+  CANCELLED: { invalid: false, current: "ABANDONED", reverted: false, mined: false, stats: "Failed" },
   // Its expiresAt passed before it was sent: the relay gave up on it, nothing was broadcast.
   EXPIRED: { invalid: false, current: "ABANDONED", reverted: false, mined: false, stats: "Failed" },
 } as const satisfies { readonly [S in ReadStatus]: SyndicateView };

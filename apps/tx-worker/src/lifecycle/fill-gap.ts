@@ -15,7 +15,7 @@ const SELF_TRANSFER_GAS = 21_000n;
  * (zkSync), and where the wallet delegates to code (EIP-7702). A filler signed with 21,000 there
  * is refused for good ("intrinsic gas too low"), and the gap stays open.
  */
-async function selfTransferGas(provider: ChainHandle["provider"], address: string): Promise<bigint> {
+export async function selfTransferGas(provider: ChainHandle["provider"], address: string): Promise<bigint> {
   const estimate = BigInt((await provider.send("eth_estimateGas", [{ from: address, to: address, value: "0x0" }, "latest"])) as string);
   return estimate > SELF_TRANSFER_GAS ? estimate : SELF_TRANSFER_GAS;
 }
@@ -30,11 +30,12 @@ function feesOfSigned(tx: Transaction): Fees {
 
 /**
  * Whether a nonce's holder leaves it unused for good: no transaction holds it, or the one that does
- * ended without using it on chain. An unfinished holder's job will use it (or waits for funds); a
+ * ended without using it on chain (CANCELLED: when its cancel mined, the filler is a self-transfer
+ * like it, so refilling is harmless). An unfinished holder's job will use it (or waits for funds); a
  * CONFIRMED or REVERTED one was mined, so a node that does not count it yet lags or reorganised,
  * and a filler could replace that very transaction.
  */
-export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED" || holder === "EXPIRED";
+export const abandons = (holder: TransactionStatus | null): boolean => holder === null || holder === "INVALID" || holder === "FAILED" || holder === "CANCELLED" || holder === "EXPIRED";
 
 /**
  * Closes a nonce gap: when the wallet's next nonce on chain is bound to no transaction, or to one

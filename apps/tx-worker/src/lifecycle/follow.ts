@@ -6,7 +6,7 @@ import { broadcast, type BroadcastOutcome } from "./broadcast";
 import { fillGapIfAbandoned } from "./fill-gap";
 import { settleIfMined } from "./mined";
 import { settleUsedNonce } from "./nonce-used";
-import { replaceStuckAttempt } from "./replace-attempt";
+import { replaceOnRequest, replaceStuckAttempt, type ReplaceNow } from "./replace-attempt";
 import type { StepContext, StepDeps } from "./deps";
 
 /**
@@ -28,6 +28,11 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   if (mined !== null) return mined;
 
   const latest = attempts[attempts.length - 1]!;
+  // Asked for through the API (docs/transactions.md, "Cancelling and speeding up"): a cancel
+  // replaces the call at its nonce once, at once; a speed-up replaces the attempt signed before
+  // it. Not before the newest attempt is mined or not: one mined is settled above.
+  const asked = requestedReplacement(tx, latest);
+  if (asked) return replaceOnRequest(deps, handle, bound, latest, asked, logger);
   const { sentAt, unsent } = await sendNewestIfUnsent(deps, provider, attempts);
   const age = deps.now() - sentAt;
   if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(chain.blockTimeMs);
@@ -47,6 +52,13 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   // Refused as too cheap, it is: that is what the node asks for.
   if (unsent !== null && unsent.kind !== "underpriced") return runAgainIn(chain.blockTimeMs);
   return replaceStuckAttempt(deps, handle, bound, latest, age, logger);
+}
+
+/** A replacement asked for and not made yet: a cancel while the newest attempt is the call, a speed-up asked for since it was signed. */
+function requestedReplacement(tx: TransactionRecord, latest: AttemptRecord): ReplaceNow | null {
+  if (tx.cancelRequestedAt !== null) return latest.cancel ? null : "cancel";
+  if (tx.speedUpRequestedAt !== null && tx.speedUpRequestedAt > latest.createdAt) return "speed-up";
+  return null;
 }
 
 /**

@@ -37,27 +37,34 @@ export async function freshlyMinedAttempt(view: ChainView, attempts: AttemptReco
 
 /**
  * SUBMITTED → CONFIRMED, or REVERTED when the mined attempt failed, once its block has the chain's
- * confirmations (until then, another look a block later), with that attempt's receipt. The
- * wallet's balance is checked then.
+ * confirmations (until then, another look a block later), with that attempt's receipt;
+ * CANCELLED when the mined attempt is a cancel (the call never ran). When a cancel was asked for
+ * and the call won the race, the history says so. The wallet's balance is checked then.
  */
 export async function settleMined(deps: StepDeps, handle: ChainHandle, tx: BoundTransaction, mined: Mined, logger: Logger): Promise<RunAgain | "done"> {
   const { record: chain, view } = handle;
   const confirmations = (await view.head()) - mined.receipt.blockNumber + 1;
   if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+  const block = mined.receipt.blockNumber;
   const succeeded = mined.receipt.status === 1;
-  const reverted = succeeded ? null : await whyReverted(view, tx, mined, logger);
+  const reverted = succeeded || mined.attempt.cancel ? null : await whyReverted(view, tx, mined, logger);
+  const lost = tx.cancelRequestedAt !== null ? `; a cancel was asked for, but the transaction was mined first (block ${block})` : "";
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "SUBMITTED",
-    to: succeeded ? "CONFIRMED" : "REVERTED",
-    reason: reverted?.reason ?? null,
+    ...(mined.attempt.cancel
+      ? { to: "CANCELLED" as const, reason: `cancelled: the zero-value self-transfer at nonce ${tx.nonce} was mined in block ${block}; the call never ran` }
+      : succeeded
+        ? { to: "CONFIRMED" as const, reason: lost ? lost.slice(2) : null }
+        : { to: "REVERTED" as const, reason: `${reverted?.reason ?? `reverted on chain in block ${block}`}${lost}` }),
     // The receipt the look above already read (no further call to the node), for the read's `receipt`.
     set: {
       hash: mined.attempt.hash,
-      blockNumber: BigInt(mined.receipt.blockNumber),
+      blockNumber: BigInt(block),
       receipt: receiptOf(mined.receipt),
       ...(reverted?.revertData ? { revertData: reverted.revertData } : {}),
     },
   });
+  if (mined.attempt.cancel || lost) logger.info({ hash: mined.attempt.hash, block, cancelled: mined.attempt.cancel }, mined.attempt.cancel ? "cancel mined: CANCELLED" : "cancel lost: the transaction was mined first");
   await checkBalance(deps, handle, tx.fromAddress, logger, mined.receipt.blockNumber);
   return "done";
 }

@@ -7,6 +7,7 @@ import { broadcast, type BroadcastOutcome } from "./broadcast";
 import type { StepDeps } from "./deps";
 import { noteReasonOnce } from "./note-reason-once";
 import { feesFor, transactionCaps } from "./fee-caps";
+import { selfTransferGas } from "./fill-gap";
 import { feesOf, signAttempt } from "./sign-attempt";
 
 /** Why no new attempt is signed, in the history and the log, whichever step wanted one. */
@@ -16,16 +17,20 @@ const CAPPED = "the fee cap leaves no room for a new attempt 12.5 % higher";
  * A new attempt at the nonce of `previous`, priced for now and at least 12.5 % above it (both fee
  * fields, what a node asks of a replacement), within the chain's caps: signed and stored, not yet
  * broadcast. Null when the caps leave no room: the history says so, `why` first (what the new
- * attempt was for), once per such wait, and the caller waits.
+ * attempt was for), once per such wait, and the caller waits. A replacement of a cancel is a
+ * cancel; with `cancel`, so is the replacement of the call (a zero-value self-transfer, with the
+ * gas such a transfer needs on this chain).
  */
-async function signReplacement(
+export async function signReplacement(
   deps: StepDeps,
-  { record: chain, view }: ChainHandle,
+  handle: ChainHandle,
   tx: TransactionRecord,
   previous: AttemptRecord,
   note: { status: "PENDING" | "SUBMITTED"; why: string },
   logger: Logger,
+  cancel = previous.cancel,
 ): Promise<AttemptRecord | null> {
+  const { record: chain, view } = handle;
   // Within the transaction's own maxFeePerGas too, where it gave one.
   const caps = transactionCaps(chain, tx);
   const market = await feesFor(view, tx);
@@ -37,7 +42,8 @@ async function signReplacement(
   }
   const wallet = await deps.wallets.findByAddress(previous.fromAddress);
   if (!wallet) throw new AppError("INTERNAL", `wallet ${previous.fromAddress} no longer exists`);
-  return signAttempt(deps, { ...tx, fromAddress: previous.fromAddress, nonce: previous.nonce }, wallet.id, previous.gasLimit, fees);
+  const gasLimit = cancel && !previous.cancel ? await selfTransferGas(handle.provider, previous.fromAddress) : previous.gasLimit;
+  return signAttempt(deps, { ...tx, fromAddress: previous.fromAddress, nonce: previous.nonce }, wallet.id, gasLimit, fees, cancel);
 }
 
 /**
@@ -61,18 +67,24 @@ export async function replaceRefusedAttempt(
 }
 
 /** What the history says of a replacement the node was given (one whose nonce was used is not noted). */
-function replacementNote(outcome: Exclude<BroadcastOutcome, { kind: "nonce-used" }>): string {
+function replacementNote(outcome: Exclude<BroadcastOutcome, { kind: "nonce-used" }>, cancel: boolean): string {
+  const what = cancel ? CANCEL_WHAT : "a replacement with higher fees";
   switch (outcome.kind) {
     case "sent":
-      return "replaced with higher fees";
+      return cancel ? `replaced with ${CANCEL_WHAT}` : "replaced with higher fees";
     case "insufficient-funds":
-      return "a replacement with higher fees is signed, but the wallet cannot pay for it yet";
+      return `${what} is signed, but the wallet cannot pay for it yet`;
     case "underpriced":
-      return `the node refused a replacement with higher fees as still too low (${outcome.message}); the next one is priced higher`;
+      return `the node refused ${what} as still too low (${outcome.message}); the next one is priced higher`;
     case "rejected":
-      return `the node refused a replacement with higher fees (${outcome.message}); the earlier attempt stays out there`;
+      return `the node refused ${what} (${outcome.message}); the earlier attempt stays out there`;
   }
 }
+
+/** Why a replacement is signed now rather than after the chain's stuck time. */
+export type ReplaceNow = "cancel" | "speed-up";
+
+const CANCEL_WHAT = "a cancel: a zero-value transfer of the wallet to itself at the same nonce, with higher fees";
 
 /**
  * SUBMITTED → SUBMITTED: `latest` has waited `ageMs`, past the chain's stuck time, at the nonce the
@@ -87,9 +99,30 @@ export async function replaceStuckAttempt(
   ageMs: number,
   logger: Logger,
 ): Promise<RunAgain> {
+  return replaceAttempt(deps, handle, tx, latest, `not mined after ${Math.round(ageMs / 1000)} s`, logger);
+}
+
+/**
+ * SUBMITTED → SUBMITTED at once, as asked (docs/transactions.md, "Cancelling and speeding up"): a
+ * cancel (a zero-value self-transfer at the nonce) or a speed-up (the call again, with fees
+ * raised now), as replaceStuckAttempt signs and sends it, the history naming the request.
+ */
+export async function replaceOnRequest(deps: StepDeps, handle: ChainHandle, tx: TransactionRecord, latest: AttemptRecord, request: ReplaceNow, logger: Logger): Promise<RunAgain> {
+  const why = request === "cancel" ? "cancel requested" : "speed-up requested";
+  return replaceAttempt(deps, handle, tx, latest, why, logger, request === "cancel");
+}
+
+async function replaceAttempt(
+  deps: StepDeps,
+  handle: ChainHandle,
+  tx: TransactionRecord,
+  latest: AttemptRecord,
+  stuckFor: string,
+  logger: Logger,
+  cancel = latest.cancel,
+): Promise<RunAgain> {
   const { record: chain, provider } = handle;
-  const stuckFor = `not mined after ${Math.round(ageMs / 1000)} s`;
-  const replacement = await signReplacement(deps, handle, tx, latest, { status: "SUBMITTED", why: stuckFor }, logger);
+  const replacement = await signReplacement(deps, handle, tx, latest, { status: "SUBMITTED", why: stuckFor }, logger, cancel);
   if (!replacement) {
     await broadcast(provider, latest);
     return runAgainIn(chain.stuckAfterSeconds * 1000);
@@ -110,7 +143,7 @@ export async function replaceStuckAttempt(
   await deps.transactions.move(tx.projectId, tx.id, {
     from: "SUBMITTED",
     to: "SUBMITTED",
-    reason: `${stuckFor}; ${replacementNote(outcome)}`,
+    reason: `${stuckFor}; ${replacementNote(outcome, cancel)}`,
     set: { hash: sent ? replacement.hash : latest.hash },
   });
   logger.info({ previous: latest.hash, replacement: replacement.hash }, "stuck transaction replaced");

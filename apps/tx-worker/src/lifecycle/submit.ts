@@ -1,11 +1,11 @@
 import { AppError, type Logger } from "@relay/core";
-import type { AttemptRecord, TransactionRecord } from "@relay/db";
+import { CANCELLED_UNSENT_REASON, type AttemptRecord, type TransactionRecord } from "@relay/db";
 import { runAgainIn, type RunAgain } from "@relay/queue";
 import type { ChainHandle } from "../chain-directory";
 import { broadcast } from "./broadcast";
-import { signFirstAttempt } from "./first-attempt";
+import { signFirstAttempt, type FirstAttempt } from "./first-attempt";
 import { pauseUntilFunded } from "./pause";
-import { replaceRefusedAttempt } from "./replace-attempt";
+import { replaceRefusedAttempt, signReplacement } from "./replace-attempt";
 import { noteReasonOnce } from "./note-reason-once";
 import { walletCandidates } from "./wallet-choice";
 import { expireIfDue } from "./expire";
@@ -29,6 +29,11 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
 
   const attempts = await deps.transactions.attempts(tx.projectId, tx.id);
   let attempt = attempts[attempts.length - 1];
+  if (tx.cancelRequestedAt !== null) {
+    const cancel = await cancelBeforeSent(deps, handle, tx, attempt, logger);
+    if (cancel.kind === "decided") return cancel.result;
+    attempt = cancel.attempt;
+  }
   if (!attempt) {
     const held = await holdForFees(deps, handle, tx);
     if (held) return held;
@@ -37,6 +42,31 @@ export async function submit(deps: StepDeps, tx: TransactionRecord, { logger }: 
     attempt = first.attempt;
   }
   return sendAttempt(deps, handle, tx, attempt, logger);
+}
+
+/**
+ * A cancel asked for before the transaction left PENDING (docs/transactions.md, "Cancelling and
+ * speeding up"). With nothing signed: CANCELLED (the gateway does this itself unless it crashed in
+ * between; a nonce bound already is filled like an abandoned one). With an attempt of the call
+ * signed, which may have reached a node before a crash: a cancel at its nonce takes its place, and
+ * is sent as the first attempt would have been. A cancel signed already is sent again.
+ */
+async function cancelBeforeSent(
+  deps: StepDeps,
+  handle: ChainHandle,
+  tx: TransactionRecord,
+  latest: AttemptRecord | undefined,
+  logger: Logger,
+): Promise<FirstAttempt> {
+  if (!latest) {
+    await deps.transactions.move(tx.projectId, tx.id, { from: "PENDING", to: "CANCELLED", reason: CANCELLED_UNSENT_REASON });
+    return { kind: "decided", result: "done" };
+  }
+  if (latest.cancel) return { kind: "signed", attempt: latest };
+  const cancel = await signReplacement(deps, handle, tx, latest, { status: "PENDING", why: "cancel requested" }, logger, true);
+  if (!cancel) return { kind: "decided", result: runAgainIn(handle.record.stuckAfterSeconds * 1000) };
+  logger.info({ replaced: latest.hash, cancel: cancel.hash }, "cancel requested before the transaction was sent: a self-transfer at its nonce signed");
+  return { kind: "signed", attempt: cancel };
 }
 
 const NO_ACTIVE_WALLET = "no active wallet";

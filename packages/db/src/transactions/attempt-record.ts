@@ -15,6 +15,8 @@ export interface NewAttempt {
   maxFeePerGasWei?: bigint | null;
   maxPriorityFeePerGasWei?: bigint | null;
   gasPriceWei?: bigint | null;
+  /** A cancel: a zero-value self-transfer with empty data at the nonce, not the transaction's call. */
+  cancel?: boolean;
 }
 
 export interface AttemptRecord {
@@ -34,6 +36,8 @@ export interface AttemptRecord {
   createdAt: Date;
   /** When it was first handed to a node; null while only stored. */
   broadcastAt: Date | null;
+  /** A cancel: a zero-value self-transfer with empty data at the nonce, not the transaction's call. */
+  cancel: boolean;
 }
 
 /** An attempt as ATTEMPT_COLUMNS returns it. */
@@ -53,6 +57,7 @@ export interface AttemptRow {
   gasPriceWei: string | null;
   createdAt: Date;
   broadcastAt: Date | null;
+  cancel: boolean;
 }
 
 const wei = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -73,6 +78,7 @@ export const toAttempt = (row: AttemptRow): AttemptRecord => ({
   gasPriceWei: wei(row.gasPriceWei),
   createdAt: row.createdAt,
   broadcastAt: row.broadcastAt,
+  cancel: row.cancel ?? false,
 });
 
 const weiText = (value: bigint | null | undefined): string | null => (value === undefined || value === null ? null : value.toString());
@@ -91,4 +97,5 @@ export const attemptParams = (input: NewAttempt) => [
   weiText(input.maxFeePerGasWei),
   weiText(input.maxPriorityFeePerGasWei),
   weiText(input.gasPriceWei),
+  input.cancel ?? false,
 ];

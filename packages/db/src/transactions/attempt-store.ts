@@ -63,6 +63,11 @@ export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
       const inserted = await insertOne(input);
       if (inserted) return inserted;
       const stored = (await sql.query<AttemptRow>({ name: "attempt.byHash", text: ATTEMPT_BY_HASH }, [input.hash])).rows[0];
+      if (!stored && !input.cancel) {
+        // Not inserted, and not stored: a cancel was asked for since the transaction was read. The
+        // next run of the job reads it and acts on the cancel instead.
+        throw new AppError("CONFLICT", `a cancel of transaction ${input.transactionId} was asked for while its attempt was signed`, { retryable: true });
+      }
       if (!stored || stored.projectId !== input.projectId.toLowerCase() || stored.transactionId !== input.transactionId.toLowerCase()) {
         throw new AppError("INTERNAL", `attempt ${input.hash} is stored for another transaction`);
       }

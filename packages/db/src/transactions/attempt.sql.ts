@@ -9,7 +9,7 @@ export const ATTEMPT_COLUMNS = `
   a.from_address AS "fromAddress", a.nonce::text AS nonce, a.hash, a.raw_transaction AS "rawTransaction", a.type,
   a.gas_limit::text AS "gasLimit", a.max_fee_per_gas_wei::text AS "maxFeePerGasWei",
   a.max_priority_fee_per_gas_wei::text AS "maxPriorityFeePerGasWei", a.gas_price_wei::text AS "gasPriceWei",
-  a.created_at AS "createdAt", a.broadcast_at AS "broadcastAt"`;
+  a.created_at AS "createdAt", a.broadcast_at AS "broadcastAt", a.cancel`;
 
 /** Arrays $1 project, $2 transaction: the attempts of each, oldest first. */
 export const ATTEMPTS_OF = `
@@ -20,16 +20,25 @@ export const ATTEMPTS_OF = `
    ORDER BY a.created_at, a.id`;
 
 /**
- * Attempts (arrays, one element each: $1 project … $12 gas price), in one statement and one
- * commit; one whose hash is stored already (the same signed bytes: signatures are deterministic)
- * is skipped, and its caller reads the stored one.
+ * Attempts (arrays, one element each: $1 project … $12 gas price, $13 cancel), in one statement
+ * and one commit; one whose hash is stored already (the same signed bytes: signatures are
+ * deterministic) is skipped, and its caller reads the stored one. An attempt of the call is not
+ * stored once a cancel was asked for: the transaction row is locked and read (FOR UPDATE), so a
+ * cancel request (which sets cancel_requested_at under the same lock) either comes first and this
+ * inserts nothing, or waits for this commit and then sees the attempt (docs/architecture.md).
  */
 export const RECORD_ATTEMPTS = `
   INSERT INTO transaction_attempt AS a
     (project_id, transaction_id, chain_id, from_address, nonce, hash, raw_transaction, type, gas_limit,
-     max_fee_per_gas_wei, max_priority_fee_per_gas_wei, gas_price_wei)
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::bytea[], $8::int[], $9::bigint[],
-                       $10::numeric[], $11::numeric[], $12::numeric[])
+     max_fee_per_gas_wei, max_priority_fee_per_gas_wei, gas_price_wei, cancel)
+  SELECT i.* FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::bytea[], $8::int[], $9::bigint[],
+                       $10::numeric[], $11::numeric[], $12::numeric[], $13::boolean[])
+           AS i(project_id, transaction_id, chain_id, from_address, nonce, hash, raw_transaction, type, gas_limit,
+                max_fee_per_gas_wei, max_priority_fee_per_gas_wei, gas_price_wei, cancel)
+    JOIN transaction t ON t.project_id = i.project_id AND t.id = i.transaction_id
+   WHERE t.cancel_requested_at IS NULL OR i.cancel
+   ORDER BY t.project_id, t.id
+     FOR UPDATE OF t
   ON CONFLICT (hash) DO NOTHING
   RETURNING ${ATTEMPT_COLUMNS}`;
 

@@ -33,6 +33,10 @@ export interface TransactionRecord {
   errorSignatures: string[] | null;
   /** The raw revert data behind `error`, 0x-hex; null when none was recorded. */
   revertData: string | null;
+  /** When a cancel was asked for (null: never); no attempt of the call is signed after it. */
+  cancelRequestedAt: Date | null;
+  /** When a speed-up was last asked for (null: never). */
+  speedUpRequestedAt: Date | null;
   /** sendTransaction's optional fields (docs/transactions.md, "Optional request fields"); null when not given. */
   request: RequestedFields;
 }
@@ -61,7 +65,8 @@ export const TRANSACTION_COLUMNS = `
   t.mined_block_number::text AS "minedBlockNumber", t.error, t.created_at AS "createdAt", t.updated_at AS "updatedAt", t.kind,
   t.error_signatures AS "errorSignatures", '0x' || encode(t.revert_data, 'hex') AS "revertData",
   t.requested_from_address AS "requestedFromAddress", t.requested_gas_limit::text AS "requestedGasLimit",
-  t.max_fee_per_gas_wei::text AS "maxFeePerGasWei", t.expires_at AS "expiresAt"`;
+  t.max_fee_per_gas_wei::text AS "maxFeePerGasWei", t.expires_at AS "expiresAt",
+  t.cancel_requested_at AS "cancelRequestedAt", t.speed_up_requested_at AS "speedUpRequestedAt"`;
 
 export interface TransactionRow {
   projectId: string;
@@ -90,6 +95,8 @@ export interface TransactionRow {
   requestedGasLimit: string | null;
   maxFeePerGasWei: string | null;
   expiresAt: Date | null;
+  cancelRequestedAt: Date | null;
+  speedUpRequestedAt: Date | null;
 }
 
 const optionalBigInt = (text: string | null): bigint | null => (text === null ? null : BigInt(text));
@@ -124,6 +131,8 @@ export const toTransaction = (row: TransactionRow): TransactionRecord => ({
     maxFeePerGasWei: optionalBigInt(row.maxFeePerGasWei),
     expiresAt: row.expiresAt,
   },
+  cancelRequestedAt: row.cancelRequestedAt ?? null,
+  speedUpRequestedAt: row.speedUpRequestedAt ?? null,
 });
 
 /** No optional field given: today's behaviour. */

@@ -46,8 +46,8 @@ test("a transaction, its history and its attempts are read in one statement: one
   expect(snapshot?.history.map((c) => c.id)).toEqual([...snapshot!.history.map((c) => c.id)].sort((a, b) => (a < b ? -1 : 1)));
   // Integers past 2^53 come through whole; the signed bytes are not part of the view.
   expect(snapshot?.attempts).toEqual([
-    { hash: hashes[0], nonce: 7n, type: 2, gasLimit: 21_000n, maxFeePerGasWei: 2n ** 70n, maxPriorityFeePerGasWei: 1n, gasPriceWei: null, createdAt: expect.any(Date), broadcastAt: expect.any(Date) },
-    { hash: hashes[1], nonce: 7n, type: 2, gasLimit: 21_000n, maxFeePerGasWei: 2n ** 70n + 1n, maxPriorityFeePerGasWei: 1n, gasPriceWei: null, createdAt: expect.any(Date), broadcastAt: null },
+    { hash: hashes[0], nonce: 7n, type: 2, gasLimit: 21_000n, maxFeePerGasWei: 2n ** 70n, maxPriorityFeePerGasWei: 1n, gasPriceWei: null, createdAt: expect.any(Date), broadcastAt: expect.any(Date), cancel: false },
+    { hash: hashes[1], nonce: 7n, type: 2, gasLimit: 21_000n, maxFeePerGasWei: 2n ** 70n + 1n, maxPriorityFeePerGasWei: 1n, gasPriceWei: null, createdAt: expect.any(Date), broadcastAt: null, cancel: false },
   ]);
 });
 

@@ -7,7 +7,7 @@ import type { StatusChangeRecord } from "./transaction.repository";
 /** What the read endpoint shows of an attempt (not its signed bytes). */
 export type AttemptView = Pick<
   AttemptRecord,
-  "hash" | "nonce" | "type" | "gasLimit" | "maxFeePerGasWei" | "maxPriorityFeePerGasWei" | "gasPriceWei" | "createdAt" | "broadcastAt"
+  "hash" | "nonce" | "type" | "gasLimit" | "maxFeePerGasWei" | "maxPriorityFeePerGasWei" | "gasPriceWei" | "createdAt" | "broadcastAt" | "cancel"
 >;
 
 export interface TransactionSnapshot {
@@ -32,7 +32,7 @@ const READ_SNAPSHOT = `
          (SELECT coalesce(json_agg(json_build_object(
                    'hash', a.hash, 'nonce', a.nonce::text, 'type', a.type, 'gasLimit', a.gas_limit::text,
                    'maxFeePerGasWei', a.max_fee_per_gas_wei::text, 'maxPriorityFeePerGasWei', a.max_priority_fee_per_gas_wei::text,
-                   'gasPriceWei', a.gas_price_wei::text, 'createdAt', a.created_at, 'broadcastAt', a.broadcast_at)
+                   'gasPriceWei', a.gas_price_wei::text, 'createdAt', a.created_at, 'broadcastAt', a.broadcast_at, 'cancel', a.cancel)
                    ORDER BY a.created_at, a.id), '[]'::json)
             FROM transaction_attempt a
            WHERE a.project_id = t.project_id AND a.transaction_id = t.id) AS attempts
@@ -67,6 +67,7 @@ export function createTransactionSnapshots(sql: Sql) {
         gasPriceWei: bigintOrNull(a.gasPriceWei),
         createdAt: new Date(a.createdAt),
         broadcastAt: a.broadcastAt === null ? null : new Date(a.broadcastAt),
+        cancel: a.cancel,
       })),
       receipt: toReceipt(row.receipt),
     };

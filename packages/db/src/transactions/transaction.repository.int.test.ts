@@ -101,6 +101,8 @@ describe("create", () => {
         errorSignatures: null,
         revertData: null,
         request: NO_REQUESTED_FIELDS,
+        cancelRequestedAt: null,
+        speedUpRequestedAt: null,
     });
 
     const [change, ...moreChanges] = await changes(input.projectId, input.id);
@@ -562,6 +564,7 @@ describe("attempts", () => {
       gasPriceWei: null,
       createdAt: expect.any(Date),
       broadcastAt: null,
+      cancel: false,
     });
     expect(await repository.recordAttempt({ ...base, hash: hash1, rawTransaction: Uint8Array.from([2, 1, 1]) })).toEqual(first);
 

@@ -182,7 +182,7 @@ export const FIND_UNFINISHED = `
 /**
  * The calls a wallet's transactions make at nonces $3 up to (not including) $4 on chain $1, wallet
  * $2 ($4 null: every nonce bound from $3 on), but transaction ($5 project, $6 id), in nonce order: those that use or will use their
- * nonce, so not INVALID, FAILED or EXPIRED ones (a filler takes theirs). Each with the gas limit of its
+ * nonce, so not INVALID, FAILED, CANCELLED or EXPIRED ones (a filler, or the cancel, takes theirs). Each with the gas limit of its
  * signed attempts (replacements keep it), null while it has none. Served by UNIQUE (chain_id,
  * from_address, nonce).
  */
@@ -192,7 +192,7 @@ export const CALLS_AHEAD = `
            WHERE a.project_id = t.project_id AND a.transaction_id = t.id) AS "gasLimit"
     FROM transaction t
    WHERE t.chain_id = $1 AND t.from_address = $2 AND t.nonce >= $3 AND ($4::bigint IS NULL OR t.nonce < $4)
-     AND t.status NOT IN ('INVALID', 'FAILED', 'EXPIRED') AND NOT (t.project_id = $5 AND t.id = $6)
+     AND t.status NOT IN ('INVALID', 'FAILED', 'CANCELLED', 'EXPIRED') AND NOT (t.project_id = $5 AND t.id = $6)
    ORDER BY t.nonce`;
 
 /** $1 project, $2 id, $3 hash, $4 block (both null: none mined): only while SUBMITTED, only a change. */
