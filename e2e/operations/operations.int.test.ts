@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { JsonRpcProvider, parseEther, type Contract } from "ethers";
 import { createLogger } from "@relay/core";
+import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 import { createMetricsRegistry, serveMetrics, type MetricsServer } from "@relay/metrics";
 import {
   addChain,
@@ -110,7 +111,7 @@ describe("operations", () => {
       expect(waiting.value("relay_transactions", { chain_id: String(chainId), status: "PENDING" })).toBe(2);
       expect(waiting.value("relay_transactions", { chain_id: String(chainId), status: "CONFIRMED" })).toBe(0);
       // Every status of the chain is a series, before its first transaction too.
-      expect(waiting.series("relay_transactions").filter((s) => s.labels.chain_id === String(chainId))).toHaveLength(7);
+      expect(waiting.series("relay_transactions").filter((s) => s.labels.chain_id === String(chainId))).toHaveLength(TRANSACTION_STATUSES.length);
       expect(waiting.value("relay_scrape_source_up", { source: "queues" })).toBe(1);
       expect(waiting.value("relay_scrape_source_up", { source: "transactions" })).toBe(1);
 

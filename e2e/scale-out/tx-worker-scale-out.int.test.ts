@@ -146,8 +146,11 @@ describe("two tx-worker processes on one queue", () => {
       expect(minedByHash.get(v.hash!)).toMatchObject({ from: v.from!.toLowerCase(), nonce: Number(v.nonce) });
     }
 
-    // Both replicas signed, and every transaction was signed once, by one of them.
-    const signedBy = workers.map((w) => w.logs.filter((l) => l.msg === "transaction signed").map((l) => String(l.transactionId)));
+    // Both replicas signed, and every transaction was signed once, by one of them. The workers'
+    // log lines reach this process through pipes, behind their buffers: wait for them to drain.
+    const signedLines = () => workers.map((w) => w.logs.filter((l) => l.msg === "transaction signed").map((l) => String(l.transactionId)));
+    for (const deadline = Date.now() + 15_000; signedLines().flat().length < TRANSACTIONS && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100));
+    const signedBy = signedLines();
     expect(signedBy.map((ids) => ids.length > 0)).toEqual([true, true]);
     const allSigned = signedBy.flat();
     expect(allSigned).toHaveLength(TRANSACTIONS);

@@ -69,7 +69,7 @@ describe("speeding up a transaction", () => {
 
     const speedUp = await post(h.baseUrl, `/transact/project/${project.projectId}/transactions/${id}/speedUp`, {}, project.apiKey);
     expect(speedUp.status).toBe(200);
-    expect(speedUp.body).toEqual({ transactionId: id, status: "SUBMITTED", speedUp: "requested" });
+    expect(speedUp.body).toEqual({ transactionId: id, status: "SUBMITTED", speedUp: "requested", capped: false });
 
     const deadline = Date.now() + 20_000;
     let replaced = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
@@ -98,5 +98,47 @@ describe("speeding up a transaction", () => {
     const again = await post(h.baseUrl, `/transact/project/${project.projectId}/transactions/${id}/speedUp`, {}, project.apiKey);
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/is CONFIRMED/);
+  });
+
+  it("answers capped when the transaction's own maxFeePerGas leaves no room for a replacement, names the cap, and the worker keeps the attempt out there", async () => {
+    // A cap between what the next block asks (base fee + tip) and the usual price (2 × base fee +
+    // tip): the attempt goes out at the cap, and no replacement 12.5 % above it fits under it.
+    const base = (await rpc.getBlock("latest"))!.baseFeePerGas!;
+    const fees = await rpc.getFeeData();
+    const cap = (base + fees.maxPriorityFeePerGas! + fees.maxFeePerGas!) / 2n;
+    const res = await post(
+      h.baseUrl,
+      "/transact/sendTransaction",
+      {
+        projectId: project.projectId,
+        chainId: anvil.chainId,
+        contractAddress: recorder.address,
+        functionSignature: "setOrder((uint256 id, address owner, uint8[] flags) order)",
+        args: { order: { id: 8, owner: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", flags: [] } },
+        maxFeePerGas: cap.toString(),
+      },
+      project.apiKey,
+    );
+    const id = res.body.transactionId as string;
+    const submitted = await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id, ["SUBMITTED"]);
+    const original = submitted.attempts[0]!;
+    expect(BigInt(original.maxFeePerGas!)).toBe(cap);
+
+    const speedUp = await post(h.baseUrl, `/transact/project/${project.projectId}/transactions/${id}/speedUp`, {}, project.apiKey);
+    expect(speedUp.status).toBe(200);
+    expect(speedUp.body).toMatchObject({ transactionId: id, status: "SUBMITTED", speedUp: "requested", capped: true });
+    expect(speedUp.body.message).toContain(`the transaction's maxFeePerGas (max fee per gas at most ${cap} wei`);
+
+    const deadline = Date.now() + 20_000;
+    let tx = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+    while (!tx.history.some((c) => /fee cap leaves no room/.test(c.reason ?? ""))) {
+      if (Date.now() > deadline) throw new Error(`no capped note: ${JSON.stringify(tx.history)}`);
+      await new Promise((r) => setTimeout(r, 100));
+      tx = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
+    }
+    expect(tx.attempts.map((a) => a.hash)).toEqual([original.hash]);
+
+    await rpc.send("evm_mine", []);
+    expect((await waitForStatus(h.baseUrl, project.apiKey, project.projectId, id)).status).toBe("CONFIRMED");
   });
 });

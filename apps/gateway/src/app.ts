@@ -48,6 +48,7 @@ import { transactionReadRoutes } from "./syndicate/transaction-reads.routes";
 import { syndicateSigningRoutes } from "./syndicate/signing.routes";
 import { callRoutes } from "./syndicate/call.routes";
 import { createChainReader } from "./services/chain-reader";
+import { createReplacementRoom } from "./services/replacement-room";
 
 export interface GatewayDeps {
   db: Database;
@@ -148,6 +149,7 @@ export function createApp(deps: GatewayDeps): Express {
       control: createTransactionControl(deps.sql),
       findById: (projectId, id) => transactions.findById(projectId, id),
       wake: (projectId, transactionId) => wakeJob(deps.producer, "processTransaction", { v: 1, projectId, transactionId }),
+      replacementRoom: createReplacementRoom({ attempts: (projectId, id) => transactions.attempts(projectId, id), chains: createChainRepository(db) }),
     }),
   );
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));

@@ -5,6 +5,7 @@ import type { TransactionStatus } from "@relay/lifecycle";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { linkLogIds } from "../middleware/request-log";
 import { parseOr } from "../middleware/validate";
+import type { ReplacementRoom } from "../services/replacement-room";
 import type { CancelResponse, SpeedUpResponse } from "./transaction-control.schema";
 import { transactionParams } from "./transactions.schema";
 
@@ -14,6 +15,8 @@ export interface TransactionControlRoutesDeps {
   findById: (projectId: string, id: string) => Promise<TransactionRecord | null>;
   /** Makes the transaction's job run now (it acts on the request). */
   wake: (projectId: string, transactionId: string) => Promise<void>;
+  /** Whether the fee caps leave room for a replacement (services/replacement-room.ts). */
+  replacementRoom: (tx: TransactionRecord) => Promise<ReplacementRoom>;
 }
 
 const notFound = (projectId: string, id: string) => new AppError("NOT_FOUND", `No transaction ${id} in project ${projectId}`);
@@ -64,8 +67,11 @@ export function transactionControlRoutes(deps: TransactionControlRoutesDeps): Ro
       if (!tx) throw notFound(projectId, transactionId);
       throw new AppError("CONFLICT", speedUpRefusal(tx));
     }
+    // Capped: said now, from the records; the worker notes the same in the history and keeps the
+    // attempt out there. Not capped: the worker replaces it (within the market's ceiling too).
+    const room = await deps.replacementRoom(requested);
     await wake(projectId, transactionId);
-    res.json({ transactionId, status: requested.status, speedUp: "requested" } satisfies SpeedUpResponse);
+    res.json({ transactionId, status: requested.status, speedUp: "requested", ...room } satisfies SpeedUpResponse);
   });
 
   return router;

@@ -24,6 +24,12 @@ export const speedUpResponse = z
         "A replacement at the same nonce, priced for now and at least 12.5 % above the attempt out there, within the chain's fee caps, is signed and sent at once. " +
         "Where the caps leave no room for it, the history says so and the attempt out there stays.",
     }),
+    capped: z.boolean().meta({
+      description:
+        "true: the fee caps (the chain's, and the transaction's own maxFeePerGas) leave no room for a replacement 12.5 % above the attempt out there, " +
+        "so none is sent and `message` says which cap. false: a replacement is priced now; where today's market ceiling still caps it, the history says so.",
+    }),
+    message: z.string().optional().meta({ description: "With capped: true, which cap stops the replacement and what an operator can do" }),
   })
   .meta({ id: "SpeedUpTransactionResponse" });
 

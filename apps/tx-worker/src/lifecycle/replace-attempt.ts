@@ -109,7 +109,10 @@ export async function replaceStuckAttempt(
  */
 export async function replaceOnRequest(deps: StepDeps, handle: ChainHandle, tx: TransactionRecord, latest: AttemptRecord, request: ReplaceNow, logger: Logger): Promise<RunAgain> {
   const why = request === "cancel" ? "cancel requested" : "speed-up requested";
-  return replaceAttempt(deps, handle, tx, latest, why, logger, request === "cancel");
+  // Capped, the request stays unmet until an operator raises the cap: looked at again every block
+  // (the attempt out there may be mined meanwhile, and is settled at the top of the next look),
+  // not after the chain's stuck time, which may be long.
+  return replaceAttempt(deps, handle, tx, latest, why, logger, request === "cancel", handle.record.blockTimeMs);
 }
 
 async function replaceAttempt(
@@ -120,12 +123,14 @@ async function replaceAttempt(
   stuckFor: string,
   logger: Logger,
   cancel = latest.cancel,
+  /** When to look again if the caps leave no room: the chain's stuck time unless given. */
+  cappedLookAgainMs = handle.record.stuckAfterSeconds * 1000,
 ): Promise<RunAgain> {
-  const { record: chain, provider } = handle;
+  const { provider } = handle;
   const replacement = await signReplacement(deps, handle, tx, latest, { status: "SUBMITTED", why: stuckFor }, logger, cancel);
   if (!replacement) {
     await broadcast(provider, latest);
-    return runAgainIn(chain.stuckAfterSeconds * 1000);
+    return runAgainIn(cappedLookAgainMs);
   }
   // A broadcast that throws (transient) leaves the attempt unsent; the next run sends it. One the
   // node refuses is not sent either: the earlier attempts stay out there, and the next stuck
@@ -147,5 +152,5 @@ async function replaceAttempt(
     set: { hash: sent ? replacement.hash : latest.hash },
   });
   logger.info({ previous: latest.hash, replacement: replacement.hash }, "stuck transaction replaced");
-  return runAgainIn(chain.blockTimeMs);
+  return runAgainIn(handle.record.blockTimeMs);
 }

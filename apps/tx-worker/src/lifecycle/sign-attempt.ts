@@ -45,7 +45,4 @@ export async function signAttempt(
   });
 }
 
-export const feesOf = (attempt: AttemptRecord): Fees =>
-  attempt.type === 2
-    ? { type: 2, maxFeePerGas: attempt.maxFeePerGasWei ?? 0n, maxPriorityFeePerGas: attempt.maxPriorityFeePerGasWei ?? 0n }
-    : { type: 0, gasPrice: attempt.gasPriceWei ?? 0n };
+export { feesOfAttempt as feesOf } from "@relay/chain";

@@ -1,4 +1,4 @@
-import { bumpFees, capBelowMarket, capsWith, maxGasCost, priceFees, replacementCeiling, type FeeCaps, type Fees, type FeeSource } from "./fees";
+import { bumpFees, capBelowMarket, capsWith, maxGasCost, priceFees, replacementCeiling, roomUnderCaps, type FeeCaps, type Fees, type FeeSource } from "./fees";
 
 const noCaps: FeeCaps = { maxFeePerGasCapWei: null, maxPriorityFeePerGasCapWei: null };
 const gwei = (n: number) => BigInt(Math.round(n * 1000)) * 1_000_000n;
@@ -84,6 +84,28 @@ describe("priceFees on a chain without a base fee (legacy gas price)", () => {
   it("fails when the node cannot tell a gas price (the job retries)", async () => {
     const { source } = node({ baseFeePerGas: null }, { eth_gasPrice: new Error("connection refused") });
     await expect(priceFees(source, noCaps)).rejects.toThrow("connection refused");
+  });
+});
+
+describe("roomUnderCaps", () => {
+  const eip1559 = (maxFeePerGas: bigint, maxPriorityFeePerGas: bigint): Fees => ({ type: 2, maxFeePerGas, maxPriorityFeePerGas });
+  const caps = (maxFeePerGasCapWei: bigint | null, maxPriorityFeePerGasCapWei: bigint | null = null): FeeCaps => ({ maxFeePerGasCapWei, maxPriorityFeePerGasCapWei });
+
+  it("is true when every fee field 12.5 % higher stays within the caps, and false exactly when bumpFees can find none whatever the market", () => {
+    const previous = eip1559(100n, 10n);
+    expect(roomUnderCaps(previous, caps(null))).toBe(true);
+    expect(roomUnderCaps(previous, caps(113n))).toBe(true);
+    expect(roomUnderCaps(previous, caps(112n))).toBe(false);
+    expect(roomUnderCaps(previous, caps(null, 11n))).toBe(false);
+    for (const market of [eip1559(50n, 1n), eip1559(100n, 10n), eip1559(1_000n, 100n)]) {
+      expect(bumpFees(previous, market, caps(112n))).toBeNull();
+      expect(bumpFees(previous, market, caps(null, 11n))).toBeNull();
+    }
+  });
+
+  it("reads a legacy attempt's gas price against the max-fee cap", () => {
+    expect(roomUnderCaps({ type: 0, gasPrice: 100n }, caps(113n))).toBe(true);
+    expect(roomUnderCaps({ type: 0, gasPrice: 100n }, caps(112n))).toBe(false);
   });
 });
 

@@ -111,6 +111,31 @@ export function describeCeiling(current: Fees, caps: FeeCaps): string {
   );
 }
 
+/** The fee columns of a stored (signed) attempt. */
+export interface SignedFees {
+  type: number;
+  maxFeePerGasWei: bigint | null;
+  maxPriorityFeePerGasWei: bigint | null;
+  gasPriceWei: bigint | null;
+}
+
+/** The fees a stored attempt was signed with. */
+export const feesOfAttempt = (attempt: SignedFees): Fees =>
+  attempt.type === 2
+    ? { type: 2, maxFeePerGas: attempt.maxFeePerGasWei ?? 0n, maxPriorityFeePerGas: attempt.maxPriorityFeePerGasWei ?? 0n }
+    : { type: 0, gasPrice: attempt.gasPriceWei ?? 0n };
+
+/**
+ * Whether the caps leave room for any replacement of an attempt with these fees: the smallest one
+ * a node takes (every fee field 12.5 % higher) is within them. False means bumpFees returns null
+ * whatever the market does, so this can be told without reading the chain.
+ */
+export function roomUnderCaps(previous: Fees, caps: FeeCaps): boolean {
+  const fits = (value: bigint, cap: bigint | null) => cap === null || bump(value) <= cap;
+  if (previous.type === 0) return fits(previous.gasPrice, caps.maxFeePerGasCapWei);
+  return fits(previous.maxFeePerGas, caps.maxFeePerGasCapWei) && fits(previous.maxPriorityFeePerGas, caps.maxPriorityFeePerGasCapWei);
+}
+
 /**
  * Fees for a replacement of a stuck attempt at the same nonce: every fee field raised by at least
  * 12.5 % (and at least to today's price), within the caps and at most MARKET_CEILING times today's
