@@ -95,10 +95,11 @@ describe("@relay/client against the relay", () => {
       expect(final.hash).not.toBe(submitted.attempts[0]!.hash);
       expect(BigInt((await rpc.getTransactionReceipt(final.hash!))!.blockNumber)).toBe(BigInt(final.blockNumber!));
 
-      // The webhook verifier on the real deliveries: typed events, chainId a number.
-      await until(() => hooks.received.length >= 3, 20_000);
+      // The webhook verifier on the real deliveries: typed events, chainId a number. The
+      // replacement is a change SUBMITTED -> SUBMITTED of its own.
+      await until(() => hooks.received.length >= 4, 20_000);
       const events = hooks.received.map((r) => verifyWebhook(callback.secret, r.body, r.headers));
-      expect(events.map((e) => e.eventType === "TransactionStatusChange" && e.data.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+      expect(events.map((e) => e.eventType === "TransactionStatusChange" && e.data.status)).toEqual(["PENDING", "SUBMITTED", "SUBMITTED", "CONFIRMED"]);
       expect(events.every((e) => e.projectId === project.projectId && e.data.transactionId === transactionId && e.data.chainId === anvil.chainId)).toBe(true);
       const first = hooks.received[0]!;
       expect(() => verifyWebhook(callback.secret, first.body.replace("PENDING", "CONFIRMED"), first.headers)).toThrow(WebhookVerificationError);
@@ -120,7 +121,7 @@ describe("@relay/client against the relay", () => {
 
       // The callback's stats, a rotated secret that signs the next deliveries, deletion.
       const listed = (await relay.listEventCallbacks()).find((c) => c.id === callback.id)!;
-      expect(listed.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200]);
+      expect(listed.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200, 200]);
       const rotated = await relay.rotateEventCallbackSecret(callback.id);
       expect(rotated.secret).not.toBe(callback.secret);
       hooks.received.length = 0;
