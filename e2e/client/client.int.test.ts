@@ -26,6 +26,7 @@ import {
   type ProjectFixture,
   type TestDatabase,
 } from "@relay/testing";
+import { sendAndFollow } from "@relay/example-send-and-follow";
 import { startHarness, type Harness } from "../support/harness";
 import { receiver, until } from "../support/webhook-receiver";
 
@@ -135,6 +136,25 @@ describe("@relay/client against the relay", () => {
       expect((await relay.waitForTransaction(second.transactionId, { intervalMs: 100, timeoutMs: 30_000 })).status).toBe("CONFIRMED");
     } finally {
       await hooks.close();
+    }
+  });
+
+  it("runs the example (examples/send-and-follow): the call followed to CONFIRMED by reading it and by its verified webhooks", async () => {
+    await rpc.send("evm_setAutomine", [true]);
+    try {
+      const port = 18_932;
+      const { transaction, events } = await sendAndFollow({
+        relay,
+        ...spend(3),
+        webhook: { host: "127.0.0.1", port, publicUrl: `http://127.0.0.1:${port}/` },
+        timeoutMs: 30_000,
+      });
+      expect(transaction.status).toBe("CONFIRMED");
+      expect(events.map((e) => e.eventType === "TransactionStatusChange" && e.data.status)).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+      // The example removed its callback again.
+      expect((await relay.listEventCallbacks()).map((c) => c.callbackURL)).not.toContain(`http://127.0.0.1:${port}/`);
+    } finally {
+      await rpc.send("evm_setAutomine", [false]);
     }
   });
 
