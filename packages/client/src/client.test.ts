@@ -162,6 +162,6 @@ describe("RelayClient", () => {
 
   it("refuses a call without a project id before sending it", async () => {
     const client = new RelayClient({ baseUrl: "http://relay.test", apiKey: "k", fetch: (() => Promise.reject(new Error("sent"))) as typeof fetch });
-    await expect(async () => client.getTransactionStats()).rejects.toThrow("projectId is required");
+    await expect(client.getTransactionStats()).rejects.toThrow("projectId is required");
   });
 });

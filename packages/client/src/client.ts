@@ -107,7 +107,7 @@ export class RelayClient {
    * after a lost answer cannot send the call twice: a 409 on a retry means the first attempt was
    * taken, and its transactionId is returned.
    */
-  sendTransaction(request: Omit<SendTransactionRequest, "projectId"> & { projectId?: string }, options: Omit<CallOptions, "projectId"> = {}): Promise<SendTransactionResponse> {
+  async sendTransaction(request: Omit<SendTransactionRequest, "projectId"> & { projectId?: string }, options: Omit<CallOptions, "projectId"> = {}): Promise<SendTransactionResponse> {
     const requestId = request.requestId ?? randomUUID();
     const body = { ...request, projectId: this.project(request.projectId), requestId };
     return this.send({
@@ -121,23 +121,23 @@ export class RelayClient {
   }
 
   /** GET /transact/project/{projectId}/transactions/{transactionId}: status, history, attempts, receipt. */
-  getTransaction(transactionId: string, options: CallOptions = {}): Promise<TransactionRecord> {
+  async getTransaction(transactionId: string, options: CallOptions = {}): Promise<TransactionRecord> {
     return this.read(`/transact/project/${this.project(options.projectId)}/transactions/${enc(transactionId)}`, undefined, options);
   }
 
   /** GET /transact/project/{projectId}/transactions: newest first, by cursor. */
-  listTransactions(query: ListTransactionsQuery = {}, options: CallOptions = {}): Promise<TransactionList> {
+  async listTransactions(query: ListTransactionsQuery = {}, options: CallOptions = {}): Promise<TransactionList> {
     const { status, ...rest } = query;
     return this.read(`/transact/project/${this.project(options.projectId)}/transactions`, { ...rest, status: Array.isArray(status) ? status.join(",") : status }, options);
   }
 
   /** POST …/transactions/{transactionId}/cancel. */
-  cancelTransaction(transactionId: string, options: CallOptions = {}): Promise<CancelResponse> {
+  async cancelTransaction(transactionId: string, options: CallOptions = {}): Promise<CancelResponse> {
     return this.send({ method: "POST", path: `/transact/project/${this.project(options.projectId)}/transactions/${enc(transactionId)}/cancel`, idempotent: false, signal: options.signal });
   }
 
   /** POST …/transactions/{transactionId}/speedUp. Not repeated on a 503: each speed-up may send a replacement. */
-  speedUpTransaction(transactionId: string, options: CallOptions = {}): Promise<SpeedUpResponse> {
+  async speedUpTransaction(transactionId: string, options: CallOptions = {}): Promise<SpeedUpResponse> {
     return this.send({ method: "POST", path: `/transact/project/${this.project(options.projectId)}/transactions/${enc(transactionId)}/speedUp`, idempotent: false, signal: options.signal });
   }
 
@@ -155,30 +155,30 @@ export class RelayClient {
   // ---- personal signatures ----
 
   /** POST /wallet/project/{projectId}/personalSign. A signatureId is generated when absent: a retry returns the stored signature. */
-  personalSign(request: PersonalSignRequest, options: CallOptions = {}): Promise<PersonalSignResponse> {
+  async personalSign(request: PersonalSignRequest, options: CallOptions = {}): Promise<PersonalSignResponse> {
     const body = { ...request, signatureId: request.signatureId ?? randomUUID() };
     return this.send({ method: "POST", path: `/wallet/project/${this.project(options.projectId)}/personalSign`, body, idempotent: true, signal: options.signal });
   }
 
   /** GET /wallet/project/{projectId}/signatures/{signatureId}: a personal signature's record, PENDING or SIGNED. */
-  getSignature(signatureId: string, options: CallOptions = {}): Promise<SignatureRecord> {
+  async getSignature(signatureId: string, options: CallOptions = {}): Promise<SignatureRecord> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/signatures/${enc(signatureId)}`, undefined, options);
   }
 
   // ---- event callbacks (webhooks) ----
 
   /** POST /webhook/project/{projectId}/eventCallback; the answer's `secret` is shown only here. */
-  createEventCallback(request: EventCallbackRequest, options: CallOptions = {}): Promise<EventCallback> {
+  async createEventCallback(request: EventCallbackRequest, options: CallOptions = {}): Promise<EventCallback> {
     return this.send({ method: "POST", path: `/webhook/project/${this.project(options.projectId)}/eventCallback`, body: request, idempotent: false, signal: options.signal });
   }
 
   /** GET /webhook/project/{projectId}/eventCallbacks, with each one's delivery stats. */
-  listEventCallbacks(options: CallOptions = {}): Promise<EventCallbackListItem[]> {
+  async listEventCallbacks(options: CallOptions = {}): Promise<EventCallbackListItem[]> {
     return this.read(`/webhook/project/${this.project(options.projectId)}/eventCallbacks`, undefined, options);
   }
 
   /** DELETE /webhook/project/{projectId}/eventCallback/{id}. A 404 on a retry means the first attempt deleted it. */
-  deleteEventCallback(eventCallbackId: string, options: CallOptions = {}): Promise<EventCallbackDeleted> {
+  async deleteEventCallback(eventCallbackId: string, options: CallOptions = {}): Promise<EventCallbackDeleted> {
     return this.send({
       method: "DELETE",
       path: `/webhook/project/${this.project(options.projectId)}/eventCallback/${enc(eventCallbackId)}`,
@@ -189,87 +189,87 @@ export class RelayClient {
   }
 
   /** POST …/eventCallback/{id}/rotateSecret: a new secret; the old one still signs until previousSecretExpiresAt. */
-  rotateEventCallbackSecret(eventCallbackId: string, options: CallOptions = {}): Promise<EventCallbackRotated> {
+  async rotateEventCallbackSecret(eventCallbackId: string, options: CallOptions = {}): Promise<EventCallbackRotated> {
     return this.send({ method: "POST", path: `/webhook/project/${this.project(options.projectId)}/eventCallback/${enc(eventCallbackId)}/rotateSecret`, idempotent: false, signal: options.signal });
   }
 
   // ---- Syndicate-compatible routes ----
 
   /** GET /wallet/project/{projectId}/request/{transactionId} (Syndicate's transaction request). */
-  getRequest(transactionId: string, options: CallOptions = {}): Promise<SyndicateTransactionRequest> {
+  async getRequest(transactionId: string, options: CallOptions = {}): Promise<SyndicateTransactionRequest> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/request/${enc(transactionId)}`, undefined, options);
   }
 
   /** GET /wallet/project/{projectId}/requests. */
-  listRequests(query: RequestsQuery = {}, options: CallOptions = {}): Promise<SyndicateTransactionRequests> {
+  async listRequests(query: RequestsQuery = {}, options: CallOptions = {}): Promise<SyndicateTransactionRequests> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/requests`, { ...query }, options);
   }
 
   /** GET /wallet/project/{projectId}/transactions (Syndicate's attempts). */
-  listAttempts(query: AttemptsQuery = {}, options: CallOptions = {}): Promise<SyndicateTransactionAttempts> {
+  async listAttempts(query: AttemptsQuery = {}, options: CallOptions = {}): Promise<SyndicateTransactionAttempts> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/transactions`, { ...query }, options);
   }
 
   /** GET /wallet/project/{projectId}/transactionStats. */
-  getTransactionStats(options: CallOptions = {}): Promise<TransactionStats> {
+  async getTransactionStats(options: CallOptions = {}): Promise<TransactionStats> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/transactionStats`, undefined, options);
   }
 
   /** GET /wallet/project/{projectId}/wallets; `withData` adds balance and txCount. */
   listWallets(query: { withData: true }, options?: CallOptions): Promise<WalletWithData[]>;
   listWallets(query?: { withData?: false }, options?: CallOptions): Promise<Wallet[]>;
-  listWallets(query: { withData?: boolean } = {}, options: CallOptions = {}): Promise<Wallet[] | WalletWithData[]> {
+  async listWallets(query: { withData?: boolean } = {}, options: CallOptions = {}): Promise<Wallet[] | WalletWithData[]> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/wallets`, { withData: query.withData }, options);
   }
 
   /** POST /wallet/create. Not repeated on a 503: a repeat could create a second wallet. */
-  createWallet(request: { chainId: number; type?: "BROADCAST" | null }, options: CallOptions = {}): Promise<CreateWalletResponse> {
+  async createWallet(request: { chainId: number; type?: "BROADCAST" | null }, options: CallOptions = {}): Promise<CreateWalletResponse> {
     return this.send({ method: "POST", path: "/wallet/create", body: { ...request, projectId: this.project(options.projectId) }, idempotent: false, signal: options.signal });
   }
 
   /** POST /wallet/toggleIsActive: flips the wallet between active and inactive (so never repeated on a 503). */
-  toggleWalletIsActive(walletAddress: string, options: CallOptions = {}): Promise<Wallet> {
+  async toggleWalletIsActive(walletAddress: string, options: CallOptions = {}): Promise<Wallet> {
     return this.send({ method: "POST", path: "/wallet/toggleIsActive", body: { projectId: this.project(options.projectId), walletAddress }, idempotent: false, signal: options.signal });
   }
 
   /** POST /wallet/retire (retiring a retired wallet answers the same). */
-  retireWallet(walletAddress: string, options: CallOptions = {}): Promise<RetireWalletResponse> {
+  async retireWallet(walletAddress: string, options: CallOptions = {}): Promise<RetireWalletResponse> {
     return this.send({ method: "POST", path: "/wallet/retire", body: { projectId: this.project(options.projectId), walletAddress }, idempotent: true, signal: options.signal });
   }
 
   /** GET /funding/project/{projectId}/transactions: top-ups of the project's wallets. */
-  listFundingTransactions(query: PageQuery = {}, options: CallOptions = {}): Promise<FundingTransactions> {
+  async listFundingTransactions(query: PageQuery = {}, options: CallOptions = {}): Promise<FundingTransactions> {
     return this.read(`/funding/project/${this.project(options.projectId)}/transactions`, { ...query }, options);
   }
 
   /** POST /wallet/project/{projectId}/signTypedData (EIP-712). A signatureId is generated when absent. */
-  signTypedData(request: SignTypedDataRequest, options: CallOptions = {}): Promise<SignTypedDataResponse> {
+  async signTypedData(request: SignTypedDataRequest, options: CallOptions = {}): Promise<SignTypedDataResponse> {
     const body = { ...request, signatureId: request.signatureId ?? randomUUID() };
     return this.send({ method: "POST", path: `/wallet/project/${this.project(options.projectId)}/signTypedData`, body, idempotent: true, signal: options.signal });
   }
 
   /** GET /wallet/project/{projectId}/signature/{signatureId}: a typed-data signature. */
-  getTypedDataSignature(signatureId: string, options: CallOptions = {}): Promise<TypedDataSignature> {
+  async getTypedDataSignature(signatureId: string, options: CallOptions = {}): Promise<TypedDataSignature> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/signature/${enc(signatureId)}`, undefined, options);
   }
 
   /** GET /wallet/project/{projectId}/signatures: typed-data signatures, a page. */
-  listTypedDataSignatures(query: PageQuery = {}, options: CallOptions = {}): Promise<TypedDataSignature[]> {
+  async listTypedDataSignatures(query: PageQuery = {}, options: CallOptions = {}): Promise<TypedDataSignature[]> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/signatures`, { ...query }, options);
   }
 
   /** GET /wallet/project/{projectId}/personalSignature/{signatureId} (Syndicate's MessageSignature). */
-  getPersonalSignature(signatureId: string, options: CallOptions = {}): Promise<MessageSignature> {
+  async getPersonalSignature(signatureId: string, options: CallOptions = {}): Promise<MessageSignature> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/personalSignature/${enc(signatureId)}`, undefined, options);
   }
 
   /** GET /wallet/project/{projectId}/personalSignatures: personal signatures, a page. */
-  listPersonalSignatures(query: PageQuery = {}, options: CallOptions = {}): Promise<MessageSignature[]> {
+  async listPersonalSignatures(query: PageQuery = {}, options: CallOptions = {}): Promise<MessageSignature[]> {
     return this.read(`/wallet/project/${this.project(options.projectId)}/personalSignatures`, { ...query }, options);
   }
 
   /** POST /transact/call: a view call, decoded (integers as decimal strings). A read: retried. */
-  call<T = unknown>(request: ReadContractRequest, options: Omit<CallOptions, "projectId"> = {}): Promise<T> {
+  async call<T = unknown>(request: ReadContractRequest, options: Omit<CallOptions, "projectId"> = {}): Promise<T> {
     return this.send({ method: "POST", path: "/transact/call", body: request, idempotent: true, signal: options.signal });
   }
 
