@@ -235,6 +235,37 @@ describe("@relay/client against the relay", () => {
     expect(unprocessable!.message).toContain("requestId");
   });
 
+  it("after a lost answer, sends sendTransaction again with the same requestId and returns it (one transaction); never repeats a wallet creation", async () => {
+    /** The real fetch, whose first answer to `path` is lost: the request reached the relay, the answer never came back. */
+    const losingFirstAnswer = (path: string) => {
+      let lost = false;
+      const sent: string[] = [];
+      const lossy = (async (input: URL | string | Request, init?: RequestInit) => {
+        const response = await fetch(input, init);
+        sent.push(String(input));
+        if (!lost && String(input).endsWith(path)) {
+          lost = true;
+          await response.text();
+          throw new TypeError("fetch failed: connection reset");
+        }
+        return response;
+      }) as typeof fetch;
+      return { sent, client: new RelayClient({ baseUrl: h.baseUrl, apiKey: project.apiKey, projectId: project.projectId, fetch: lossy, retry: { baseDelayMs: 10 } }) };
+    };
+
+    const send = losingFirstAnswer("/transact/sendTransaction");
+    const { transactionId } = await send.client.sendTransaction(spend(1));
+    expect(send.sent).toHaveLength(2);
+    expect((await relay.getTransaction(transactionId)).transactionId).toBe(transactionId);
+    expect(await h.db.transaction.count({ where: { projectId: project.projectId, id: transactionId } })).toBe(1);
+
+    const before = (await relay.listWallets()).length;
+    const create = losingFirstAnswer("/wallet/create");
+    await expect(create.client.createWallet({ chainId: anvil.chainId })).rejects.toMatchObject({ kind: "network", status: 0 });
+    expect(create.sent).toHaveLength(1);
+    expect((await relay.listWallets()).length).toBe(before + 1);
+  });
+
   it("gets a 429 from a low rate limit, waits what Retry-After says before each retry, and ends with a RateLimitedError", async () => {
     const limited = await startHarness("client-rate", { rateLimitPerMinute: 2 }, { databaseUrl: database.url });
     try {
