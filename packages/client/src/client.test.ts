@@ -133,6 +133,15 @@ describe("RelayClient", () => {
     expect(transactionId).toBe(sentIds[0]);
   });
 
+  it("keeps a 409 an error when the only earlier attempt was refused by the rate limit (nothing of ours landed)", async () => {
+    const { client, requests } = make([
+      { status: 429, body: { message: "slow down" }, headers: { "retry-after": "0" } },
+      { status: 409, body: { message: "requestId already used", transactionId: "x" } },
+    ]);
+    await expect(client.sendTransaction({ ...call, requestId: "0b1e7c2e-3f0a-4a7e-9d55-0c1e2b3a4d5f" })).rejects.toBeInstanceOf(ConflictError);
+    expect(requests).toHaveLength(2);
+  });
+
   it("answers a 409 on the first attempt as a ConflictError naming the existing transaction", async () => {
     const requestId = "0b1e7c2e-3f0a-4a7e-9d55-0c1e2b3a4d5f";
     const { client } = make([{ status: 409, body: { message: "requestId already used", transactionId: requestId } }]);

@@ -288,6 +288,9 @@ export class RelayClient {
   private async send<T>(call: Call<T>): Promise<T> {
     const started = Date.now();
     const label = `${call.method} ${call.path}`;
+    // Whether an earlier attempt may have been carried out (no answer, or a 503) rather than
+    // refused before any work (429): only then does a 409 or 404 mean "that attempt landed".
+    let earlierMayHaveLanded = false;
     for (let attempt = 1; ; attempt++) {
       let failure: RelayError;
       let retryAfterMs: number | undefined;
@@ -302,10 +305,11 @@ export class RelayClient {
         if (call.signal?.aborted) throw error;
         failure = new RelayNetworkError(`${label}: no answer from the relay (${(error as Error).message})`, label, { cause: error });
       }
-      if (attempt > 1 && call.afterRetry) {
+      if (earlierMayHaveLanded && call.afterRetry) {
         const settled = call.afterRetry(failure);
         if (settled !== undefined) return settled;
       }
+      if (failure.status !== 429) earlierMayHaveLanded = true;
       if (!isRetryable(failure.status, call.idempotent) || attempt >= this.retry.maxAttempts) throw failure;
       const delay = backoffDelay(attempt, this.retry, retryAfterMs);
       if (Date.now() - started + delay > this.retry.maxElapsedMs) throw failure;
