@@ -1,0 +1,18 @@
+export { RelayClient, type RelayClientOptions, type CallOptions } from "./client";
+export {
+  RelayError,
+  BadRequestError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableError,
+  RateLimitedError,
+  InternalServerError,
+  ServiceUnavailableError,
+  RelayNetworkError,
+  type RelayErrorKind,
+} from "./errors";
+export { parseRetryAfter, type RetryOptions } from "./retry";
+export { verifyWebhook, WebhookVerificationError, type WebhookHeaders } from "./webhooks";
+export * from "./types";
