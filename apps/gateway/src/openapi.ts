@@ -26,6 +26,7 @@ import { cancelResponse, speedUpResponse } from "./routes/transaction-control.sc
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
 import { transactionListParams, transactionListQuery, transactionListResponse } from "./routes/transaction-list.schema";
 import { registerWalletPaths } from "./syndicate/wallets.openapi";
+import { registerEventWebhooks, withTags } from "./openapi-groups";
 import {
   attemptsQuery,
   requestParams,
@@ -271,8 +272,9 @@ export function buildOpenApiDocument(): object {
   });
 
   registerWalletPaths(registry, secured, common);
+  registerEventWebhooks(registry);
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "Relay API",
@@ -280,4 +282,5 @@ export function buildOpenApiDocument(): object {
       description: "Send contract calls, sign messages with project wallets, and receive signed events.",
     },
   });
+  return withTags(document);
 }
