@@ -380,7 +380,6 @@ export interface ReadContractRequest {
 
 export interface TransactionStatusChangeData {
   transactionId: string;
-  /** A number (the relay's payload carries it as a decimal string today; the verifier converts). */
   chainId: number;
   status: TransactionStatus;
   previousStatus: TransactionStatus | null;
