@@ -8,7 +8,7 @@ import { ownBackends, testWebhookWorker, until, type OwnBackends } from "./suppo
 
 /**
  * Events already in the outbox when the relay is upgraded were stored with `data.chainId` as a
- * decimal string. Receivers are promised a number (docs/operations.md, "Upgrading"): the worker
+ * decimal string. Receivers are promised a number (docs/operations.md, "What receivers see change"): the worker
  * delivers such a row in today's shape, signed over the bytes it sends.
  */
 describe("events stored by an earlier version", () => {
