@@ -1,5 +1,5 @@
 /**
- * Compile-time only: @relay/client's hand-written types (packages/client/src/types.ts) against
+ * Compile-time only: @relay/client's hand-written types (packages/client/src/types/) against
  * the zod schemas the gateway validates with and answers by. The client cannot import them (it is
  * published without the gateway), so this file holds the two together: a field added, removed,
  * renamed or retyped on either side fails `tsc -p tsconfig.json` here.
