@@ -18,7 +18,7 @@ import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 const status = z.enum(TRANSACTION_STATUSES);
 
 const decimal = z.string().regex(/^(0|[1-9][0-9]*)$/, "a non-negative decimal integer string");
-const chainId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const chainId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).meta({ description: "Chain id, a number as in requests", example: 31337 });
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address");
 const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-byte hash");
 
