@@ -75,7 +75,7 @@ async function main() {
               'createdAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
               'data', jsonb_build_object(
                 'transactionId', x.tx,
-                'chainId', '31337',
+                'chainId', 31337,
                 'status', 'CONFIRMED',
                 'previousStatus', 'SUBMITTED',
                 'hash', '0x' || encode(sha256(int4send(x.i)), 'hex'),

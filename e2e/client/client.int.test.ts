@@ -5,11 +5,13 @@ import {
   ConflictError,
   ForbiddenError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitedError,
   RelayClient,
   RelayError,
   UnauthorizedError,
   UnprocessableError,
+  UnsupportedMediaTypeError,
   verifyWebhook,
   WebhookVerificationError,
   type TransactionRecord,
@@ -233,6 +235,20 @@ describe("@relay/client against the relay", () => {
     const unprocessable = await caught(relay.sendTransaction({ ...spend(1), requestId: "not-a-uuid" }));
     expect(unprocessable).toBeInstanceOf(UnprocessableError);
     expect(unprocessable!.message).toContain("requestId");
+
+    // The harness's body limit is 64 KiB.
+    const tooLarge = await caught(relay.personalSign({ signerAddress: signer(), message: "x".repeat(70_000) }));
+    expect(tooLarge).toBeInstanceOf(PayloadTooLargeError);
+    expect(tooLarge).toMatchObject({ status: 413, kind: "payload_too_large" });
+
+    // What a proxy that re-labels the body's charset between the client and the relay causes.
+    const relabelling = (async (input: URL | string | Request, init?: RequestInit) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), "content-type": "application/json; charset=latin1" } })) as typeof fetch;
+    const relabelled = new RelayClient({ baseUrl: h.baseUrl, apiKey: project.apiKey, projectId: project.projectId, fetch: relabelling });
+    const unsupported = await caught(relabelled.personalSign({ signerAddress: signer(), message: "hello" }));
+    expect(unsupported).toBeInstanceOf(UnsupportedMediaTypeError);
+    expect(unsupported).toMatchObject({ status: 415, kind: "unsupported_media_type" });
+    expect(unsupported!.message).toContain("UTF-8");
   });
 
   it("after a lost answer, sends sendTransaction again with the same requestId and returns it (one transaction); never repeats a wallet creation", async () => {

@@ -1,5 +1,5 @@
 /**
- * Compile-time only: @relay/client's hand-written types (packages/client/src/types.ts) against
+ * Compile-time only: @relay/client's hand-written types (packages/client/src/types/) against
  * the zod schemas the gateway validates with and answers by. The client cannot import them (it is
  * published without the gateway), so this file holds the two together: a field added, removed,
  * renamed or retyped on either side fails `tsc -p tsconfig.json` here.
@@ -15,6 +15,7 @@ import type * as wallets from "../../apps/gateway/src/syndicate/wallets.schema";
 import type * as funding from "../../apps/gateway/src/syndicate/funding.schema";
 import type * as typed from "../../apps/gateway/src/syndicate/signing.schema";
 import type * as call from "../../apps/gateway/src/syndicate/call.schema";
+import type * as events from "@relay/webhooks";
 
 /** zod 4's z.output / z.input, without importing zod here. */
 type Out<S extends { _zod: { output: unknown } }> = S["_zod"]["output"];
@@ -24,6 +25,8 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? ([keyof A] extends [keyof
 /** The client sends what the gateway takes: every field of the client's request is one the schema reads, of a type it accepts. */
 type Sends<Client, Schema> = [Client] extends [Schema] ? ([keyof Client] extends [keyof Schema] ? ([keyof Schema] extends [keyof Client] ? true : false) : false) : false;
 type Check<T extends true> = T;
+/** The named fields of a type, without the index signature the client's event data keep for fields added later. */
+type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
 export type Conformance = [
   Check<Sends<C.SendTransactionRequest, In<typeof tx.sendTransactionRequest>>>,
@@ -55,4 +58,9 @@ export type Conformance = [
   Check<Same<C.TypedDataSignature, Out<typeof typed.typedSignature>>>,
   Check<Same<C.MessageSignature, Out<typeof typed.messageSignature>>>,
   Check<Sends<C.ReadContractRequest, In<typeof call.readContractRequest>>>,
+  // The events POSTed to callback URLs, as packages/webhooks' schemas describe them.
+  Check<Same<Omit<C.TransactionStatusChangeEvent, "data">, Omit<events.TransactionStatusChangeEvent, "data">>>,
+  Check<Same<Known<C.TransactionStatusChangeData>, events.TransactionStatusChangeData>>,
+  Check<Same<Omit<C.WalletBalanceLowEvent, "data">, Omit<events.WalletBalanceLowEvent, "data">>>,
+  Check<Same<Known<C.WalletBalanceLowData>, events.WalletBalanceLowData>>,
 ];

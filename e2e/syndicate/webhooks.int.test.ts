@@ -35,10 +35,10 @@ describe("webhooks a Syndicate receiver verifies unchanged", () => {
     const id = randomUUID();
     const data =
       eventType === "WalletBalanceLow"
-        ? { walletAddress: "0x0000000000000000000000000000000000000001", chainId: "31337", balance: "1", threshold: "2" }
+        ? { walletAddress: "0x0000000000000000000000000000000000000001", chainId: 31337, balance: "1", threshold: "2" }
         : {
             transactionId: randomUUID(),
-            chainId: "31337",
+            chainId: 31337,
             status: "REVERTED",
             previousStatus: "SUBMITTED",
             hash: `0x${"ab".repeat(32)}`,

@@ -38,7 +38,7 @@ describe("webhook secret rotation with a grace period", () => {
       eventType: "WalletBalanceLow",
       projectId: project.projectId,
       createdAt: new Date().toISOString(),
-      data: { walletAddress: "0x0000000000000000000000000000000000000001", chainId: "31337", balance: "1", threshold: "2" },
+      data: { walletAddress: "0x0000000000000000000000000000000000000001", chainId: 31337, balance: "1", threshold: "2" },
     };
     await h.db.$executeRawUnsafe(
       `INSERT INTO event (id, project_id, event_type, payload) VALUES ($1::uuid, $2::uuid, 'WalletBalanceLow', $3::jsonb)`,

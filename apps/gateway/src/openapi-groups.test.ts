@@ -39,5 +39,10 @@ describe("the reference's sections and events", () => {
     }
     // The body's fields are in the document, wherever the generator put the schema.
     for (const field of ["eventType", "transactionId", "previousStatus", "threshold"]) expect(text).toContain(`"${field}"`);
+    // chainId is a JSON number in both events, as in requests.
+    for (const name of ["TransactionStatusChange", "WalletBalanceLow"]) {
+      const schema = doc.webhooks[name]!.post.requestBody.content["application/json"].schema as { properties: { data: { properties: { chainId: { type: string } } } } };
+      expect(schema.properties.data.properties.chainId.type).toBe("integer");
+    }
   });
 });

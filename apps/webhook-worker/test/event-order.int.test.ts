@@ -52,7 +52,7 @@ describe("events of one transaction written in the same millisecond", () => {
         eventType: "TransactionStatusChange",
         projectId: project.projectId,
         createdAt: createdAt.toISOString(),
-        data: { transactionId, chainId: "31337", status: statuses[i], previousStatus: statuses[i - 1] ?? null, hash: null, blockNumber: null, from: null, nonce: null, reason: null },
+        data: { transactionId, chainId: 31337, status: statuses[i], previousStatus: statuses[i - 1] ?? null, hash: null, blockNumber: null, from: null, nonce: null, reason: null },
       };
       await b.pool.query(
         `INSERT INTO event (id, project_id, event_type, subject, payload, created_at) VALUES ($1, $2, 'TransactionStatusChange', $3, $4, $5)`,

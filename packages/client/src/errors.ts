@@ -58,6 +58,10 @@ export class ConflictError extends RelayError {
     return typeof id === "string" ? id : undefined;
   }
 }
+/** 413: the request body is over the relay's limit (BODY_LIMIT_BYTES, 256 KiB by default). */
+export class PayloadTooLargeError extends RelayError {}
+/** 415: a body in a charset other than UTF-8 or an encoding the relay does not read (something between the client and the relay changed it). */
+export class UnsupportedMediaTypeError extends RelayError {}
 export class UnprocessableError extends RelayError {}
 export class RateLimitedError extends RelayError {
   constructor(
@@ -87,6 +91,8 @@ const CLASSES: Record<number, new (status: number, message: string, body: unknow
   403: ForbiddenError,
   404: NotFoundError,
   409: ConflictError,
+  413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
   422: UnprocessableError,
   500: InternalServerError,
   503: ServiceUnavailableError,

@@ -6,6 +6,8 @@ export {
   ForbiddenError,
   NotFoundError,
   ConflictError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
   UnprocessableError,
   RateLimitedError,
   InternalServerError,

@@ -25,8 +25,9 @@ describe("@relay/client as a package of its own", () => {
     const dependencies = Object.keys(pkg.dependencies);
     expect(dependencies).toEqual(["standardwebhooks"]);
     expect(Object.values(pkg.dependencies).some((v) => v.startsWith("workspace:"))).toBe(false);
-    const sources = readdirSync(__dirname).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    const sources = readdirSync(__dirname, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
     expect(sources).toContain("index.ts");
+    expect(sources).toContain(join("types", "index.ts"));
     for (const file of sources) {
       const imports = [...readFileSync(join(__dirname, file), "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1]!);
       for (const spec of imports) expect(spec.startsWith("./") || spec.startsWith("node:") || dependencies.includes(spec)).toBe(true);

@@ -7,7 +7,7 @@ const event = {
   eventType: "TransactionStatusChange",
   projectId: "937e2068-6640-4f72-bbd5-2e5ce5bac7e7",
   createdAt: "2026-11-24T18:50:08.818Z",
-  data: { transactionId: "f1ce460a-0edd-4ddc-a5bf-82cfb40bf3ec", chainId: "31401", status: "CONFIRMED", previousStatus: "SUBMITTED" },
+  data: { transactionId: "f1ce460a-0edd-4ddc-a5bf-82cfb40bf3ec", chainId: 31401, status: "CONFIRMED", previousStatus: "SUBMITTED" },
 };
 const deliver = (body: string, at = new Date(), key = secret) => ({
   "webhook-id": event.id,
@@ -18,9 +18,9 @@ const deliver = (body: string, at = new Date(), key = secret) => ({
 describe("verifyWebhook", () => {
   const body = JSON.stringify(event);
 
-  it("returns the event of a signed delivery, chainId as a number", () => {
+  it("returns the event of a signed delivery as sent, chainId a number", () => {
     const verified = verifyWebhook(secret, body, deliver(body));
-    expect(verified).toMatchObject({ id: event.id, eventType: "TransactionStatusChange", data: { status: "CONFIRMED", chainId: 31401 } });
+    expect(verified).toEqual(event);
   });
 
   it("reads headers from a fetch Headers object and a Buffer body", () => {

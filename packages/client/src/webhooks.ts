@@ -39,8 +39,5 @@ export function verifyWebhook(secret: string, body: string | Buffer, headers: We
   if (!event || typeof event !== "object" || !(EVENT_TYPES as readonly string[]).includes(event.eventType) || typeof event.data !== "object") {
     throw new WebhookVerificationError("webhook verified but is not a relay event");
   }
-  // chainId as a number, as requests carry it (older payloads carry it as a decimal string).
-  const chainId = (event.data as { chainId?: unknown }).chainId;
-  if (typeof chainId === "string" && /^\d+$/.test(chainId)) (event.data as { chainId: number }).chainId = Number(chainId);
   return event;
 }

@@ -1,4 +1,5 @@
 export { deliveryBody } from "./delivery-body";
+export { currentPayload } from "./stored-payload";
 export { generateWebhookSecret, signDelivery } from "./signing";
 export { SYNDICATE_SIGNATURE_HEADER, syndicateSignature, syndicateSignedText } from "./syndicate-signature";
 export type { SyndicateDeliveryToSign } from "./syndicate-signature";

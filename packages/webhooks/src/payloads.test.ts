@@ -6,7 +6,7 @@ import {
   type WalletBalanceLowEvent,
 } from "./payloads";
 
-// The shape the outbox writes (packages/db status-change-event.ts): ids and integers as strings.
+// The shape the outbox writes (packages/db status-change-event.ts): ids and integers as strings, chainId a number.
 const statusChange: TransactionStatusChangeEvent = {
   id: "0b9f6c1e-3d2a-4e8b-9f10-7a6b5c4d3e2f",
   eventType: "TransactionStatusChange",
@@ -14,7 +14,7 @@ const statusChange: TransactionStatusChangeEvent = {
   createdAt: "2030-01-02T03:04:05.678Z",
   data: {
     transactionId: "1e2d3c4b-5a69-4788-97a6-b5c4d3e2f1a0",
-    chainId: "31337",
+    chainId: 31337,
     status: "CONFIRMED",
     previousStatus: "SUBMITTED",
     hash: `0x${"ab".repeat(32)}`,
@@ -32,7 +32,7 @@ const balanceLow: WalletBalanceLowEvent = {
   createdAt: "2030-01-02T03:04:05.678Z",
   data: {
     walletAddress: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
-    chainId: "1",
+    chainId: 1,
     balance: "99999999999999999",
     threshold: "100000000000000000",
   },
@@ -61,7 +61,9 @@ describe("event payload schemas", () => {
   });
 
   it.each([
-    ["a number for chainId", { data: { ...statusChange.data, chainId: 31337 } }],
+    ["a decimal string for chainId", { data: { ...statusChange.data, chainId: "31337" } }],
+    ["a chainId past 2^53 - 1", { data: { ...statusChange.data, chainId: 2 ** 53 } }],
+    ["a chainId with a fraction", { data: { ...statusChange.data, chainId: 1.5 } }],
     ["a wei amount as a number", { eventType: "WalletBalanceLow", data: { ...balanceLow.data, balance: 1e17 } }],
     ["a negative decimal", { data: { ...statusChange.data, nonce: "-1" } }],
     ["a leading zero", { data: { ...statusChange.data, blockNumber: "01" } }],

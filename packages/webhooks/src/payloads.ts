@@ -2,11 +2,12 @@ import { z } from "zod";
 import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 
 /**
- * The bodies POSTed to callback URLs (DESIGN.md "Events and webhooks"): an envelope
- * `{id, eventType, projectId, createdAt, data}` whose `data` depends on `eventType`. Integers that
- * can pass 2^53 (chain ids, block numbers, nonces, wei) are decimal strings, so receivers in any
- * language read them exactly. Objects are not strict: adding a field later must not break a
- * receiver that validates with these schemas.
+ * The bodies POSTed to callback URLs (docs/webhooks.md, "Payloads"): an envelope
+ * `{id, eventType, projectId, createdAt, data}` whose `data` depends on `eventType`. `chainId` is a
+ * number, as requests carry it (the relay takes only chain ids up to 2^53 - 1). Integers that can
+ * pass 2^53 (block numbers, nonces, wei) are decimal strings, so receivers in any language read
+ * them exactly. Objects are not strict: adding a field later must not break a receiver that
+ * validates with these schemas.
  */
 
 /**
@@ -17,6 +18,7 @@ import { TRANSACTION_STATUSES } from "@relay/lifecycle";
 const status = z.enum(TRANSACTION_STATUSES);
 
 const decimal = z.string().regex(/^(0|[1-9][0-9]*)$/, "a non-negative decimal integer string");
+const chainId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).meta({ description: "Chain id, a number as in requests", example: 31337 });
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address");
 const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-byte hash");
 
@@ -30,7 +32,7 @@ const envelope = {
 
 export const transactionStatusChangeDataSchema = z.object({
   transactionId: z.uuid(),
-  chainId: decimal,
+  chainId,
   status,
   /** null on the first event of a transaction (PENDING). */
   previousStatus: status.nullable(),
@@ -47,7 +49,7 @@ export const transactionStatusChangeDataSchema = z.object({
 
 export const walletBalanceLowDataSchema = z.object({
   walletAddress: address,
-  chainId: decimal,
+  chainId,
   /** Wei. */
   balance: decimal,
   /** Wei: the chain's low-balance threshold the balance fell below. */

@@ -74,7 +74,8 @@ export function registerChainCommands(program: Command, deps: CliDeps): void {
     chains
       .command("add")
       .description("add a chain, or update one; running services pick it up without a restart")
-      .requiredOption("--chain-id <n>", "EIP-155 chain id", parseBigIntArg("--chain-id", 1n))
+      // Requests and events carry the chain id as a JSON number: one past 2^53 - 1 could not be named exactly.
+      .requiredOption("--chain-id <n>", "EIP-155 chain id", parseBigIntArg("--chain-id", 1n, BigInt(Number.MAX_SAFE_INTEGER)))
       .requiredOption("--rpc-url <url>", "JSON-RPC endpoint (repeat for fallbacks; replaces the stored list)", collect)
       .option("--name <name>", "display name (default: the well-known name, or chain-<id>)")
       .option("--confirmations <n>", "blocks until a transaction counts as final (default 1)", parseIntArg("--confirmations", 1, 10_000))

@@ -7,12 +7,12 @@ export interface JsonOption {
   json?: boolean;
 }
 
-/** A decimal integer ≥ `min`, as a bigint (chain ids and wei do not fit a double). */
+/** A decimal integer ≥ `min` (and ≤ `max` when given), as a bigint (wei does not fit a double). */
 export const parseBigIntArg =
-  (what: string, min: bigint) =>
+  (what: string, min: bigint, max?: bigint) =>
   (value: string): bigint => {
-    if (!/^\d+$/.test(value) || BigInt(value) < min) {
-      throw new InvalidArgumentError(`${what} must be a whole number ≥ ${min}.`);
+    if (!/^\d+$/.test(value) || BigInt(value) < min || (max !== undefined && BigInt(value) > max)) {
+      throw new InvalidArgumentError(max === undefined ? `${what} must be a whole number ≥ ${min}.` : `${what} must be a whole number from ${min} to ${max}.`);
     }
     return BigInt(value);
   };

@@ -1,7 +1,7 @@
 import type { Kek } from "@relay/secrets";
 import type { EventCallbackRepository, WebhookDeliveryRepository } from "@relay/db";
 import { runAgainIn, type Processor, type RunAgain } from "@relay/queue";
-import { deliveryBody, openPreviousWebhookSecret, openWebhookSecret, signDelivery, syndicateSignature, type SafeHttpClient, type SafeHttpResult } from "@relay/webhooks";
+import { currentPayload, deliveryBody, openPreviousWebhookSecret, openWebhookSecret, signDelivery, syndicateSignature, type SafeHttpClient, type SafeHttpResult } from "@relay/webhooks";
 import { deliveryResultOf, type DeliveryResult } from "../delivery-metrics";
 import { orderWaitMs } from "../order-wait";
 import type { ReceiverBreaker } from "../receiver-breaker";
@@ -53,10 +53,11 @@ export function createDeliverWebhookProcessor(deps: DeliverWebhookDeps): Process
     const dueIn = (delivery.nextAttemptAt?.getTime() ?? 0) - deps.now();
     if (dueIn > 0) return runAgainIn(dueIn);
 
-    // Sign exactly the bytes that are sent: the payload with its keys sorted (delivery-body.ts).
-    // Within a rotation's grace period also with the secret it replaced: a receiver that has not
-    // switched yet still verifies (docs/webhooks.md, "Rotating a secret").
-    const body = deliveryBody(event.payload);
+    // Sign exactly the bytes that are sent: the payload in today's shape (stored-payload.ts), its
+    // keys sorted (delivery-body.ts). Within a rotation's grace period also with the secret it
+    // replaced: a receiver that has not switched yet still verifies (docs/webhooks.md, "Rotating
+    // a secret").
+    const body = deliveryBody(currentPayload(event.payload));
     const timestamp = new Date(deps.now());
     let headers: Record<string, string>;
     try {

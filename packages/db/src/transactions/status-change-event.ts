@@ -1,9 +1,10 @@
 import type { TransactionStatus } from "@relay/lifecycle";
 
 /**
- * The outbox row of a TransactionStatusChange, as DESIGN.md "Events and webhooks" specifies the
- * body: `{id, eventType, projectId, createdAt, data}`, ids and integers as strings. `payload` is
- * what the webhook worker sends, byte for byte after JSON encoding.
+ * The outbox row of a TransactionStatusChange, as docs/webhooks.md ("Payloads") specifies the
+ * body: `{id, eventType, projectId, createdAt, data}`, ids and integers as strings except
+ * `chainId`, a number as requests carry it. `payload` is what the webhook worker sends, its keys
+ * sorted (packages/webhooks delivery-body.ts).
  */
 export interface TransactionStatusChangePayload {
   id: string;
@@ -13,7 +14,7 @@ export interface TransactionStatusChangePayload {
   createdAt: string;
   data: {
     transactionId: string;
-    chainId: string;
+    chainId: number;
     status: TransactionStatus;
     previousStatus: TransactionStatus | null;
     hash: string | null;
@@ -48,7 +49,7 @@ export function statusChangeAndEventCtes(eventId: string): string {
              'createdAt', to_char(c."changedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'data', jsonb_build_object(
                'transactionId', c.id,
-               'chainId', c."chainId",
+               'chainId', c."chainId"::bigint,
                'status', c.status,
                'previousStatus', c."previousStatus",
                'hash', c.hash,

@@ -40,7 +40,7 @@ export interface Fixture {
 export async function createFixture(pool: Pool, walletCount = 1): Promise<Fixture> {
   const projectId = randomUUID();
   // A chain id no real network or other test uses.
-  const chainId = BigInt(randomInt(1_000_000_000, 2 ** 47)) * 1000n + BigInt(randomInt(1000));
+  const chainId = BigInt(randomInt(1_000_000_000, 2 ** 42)) * 1000n + BigInt(randomInt(1000)); // below 2^53, as the relay takes
   await pool.query(`INSERT INTO project (id, name) VALUES ($1, $2)`, [projectId, `tx-test-${projectId}`]);
   await pool.query(`INSERT INTO chain (chain_id, name, rpc_urls) VALUES ($1, $2, $3)`, [
     chainId.toString(),

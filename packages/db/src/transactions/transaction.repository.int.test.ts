@@ -124,7 +124,7 @@ describe("create", () => {
         createdAt: result.createdAt.toISOString(),
         data: {
           transactionId: input.id,
-          chainId: fixture.chainId.toString(),
+          chainId: Number(fixture.chainId),
           status: "PENDING",
           previousStatus: null,
           hash: null,
@@ -277,7 +277,7 @@ describe("move", () => {
       createdAt: transaction?.updatedAt.toISOString(),
       data: {
         transactionId: id,
-        chainId: fixture.chainId.toString(),
+        chainId: Number(fixture.chainId),
         status: "SUBMITTED",
         previousStatus: "PENDING",
         hash: "0xabc",

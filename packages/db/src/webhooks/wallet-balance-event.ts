@@ -1,7 +1,7 @@
 /**
- * The outbox row of a WalletBalanceLow, as DESIGN.md "Events and webhooks" specifies the body:
- * `{id, eventType, projectId, createdAt, data}`, wei amounts and the chain id as decimal strings
- * (the same conventions as TransactionStatusChangePayload).
+ * The outbox row of a WalletBalanceLow, as docs/webhooks.md ("Payloads") specifies the body:
+ * `{id, eventType, projectId, createdAt, data}`, wei amounts as decimal strings and the chain id as
+ * a number (the same conventions as TransactionStatusChangePayload).
  */
 export interface WalletBalanceLowPayload {
   id: string;
@@ -11,7 +11,7 @@ export interface WalletBalanceLowPayload {
   createdAt: string;
   data: {
     walletAddress: string;
-    chainId: string;
+    chainId: number;
     balance: string;
     threshold: string;
   };
@@ -70,7 +70,7 @@ export const RECORD_BALANCE = `
              'createdAt', to_char(o."checkedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
              'data', jsonb_build_object(
                'walletAddress', o.address,
-               'chainId', $1::bigint::text,
+               'chainId', $1::bigint,
                'balance', $3::numeric::text,
                'threshold', $4::numeric::text)),
            o."checkedAt"

@@ -92,7 +92,7 @@ test("writes the event DESIGN.md specifies, stamped with the check's time", asyn
       createdAt: (checked?.checkedAt as Date).toISOString(),
       data: {
         walletAddress: wallet,
-        chainId: fixture.chainId.toString(),
+        chainId: Number(fixture.chainId),
         balance: (THRESHOLD - 123n).toString(),
         threshold: THRESHOLD.toString(),
       },
