@@ -58,7 +58,9 @@ function applyTo(operation: Operation, examples: OperationExamples, limits: Exam
   const { request } = examples;
   for (const parameter of operation.parameters ?? []) {
     const value = (parameter.in === "path" ? request.params : parameter.in === "query" ? request.query : undefined)?.[parameter.name];
+    // The document shows exactly the request that is sent: no schema's example beside it.
     if (value !== undefined) parameter.example = value;
+    else delete parameter.example;
   }
   const body = operation.requestBody?.content["application/json"];
   if (body && request.body !== undefined) body.example = request.body;
