@@ -101,7 +101,8 @@ async function eventCallbacks(client: RelayClient, known: ReferenceExamples | un
 async function spareWallet(client: RelayClient, deps: ReferenceRecordsDeps, known: string | undefined): Promise<string> {
   const wallets = await client.listWallets();
   const usable = wallets.filter((w) => w.retiredAt === null && w.walletAddress.toLowerCase() !== deps.walletAddress.toLowerCase());
-  let spare = usable.find((w) => w.walletAddress === known) ?? usable.find((w) => !w.isActive);
+  // Any unretired wallet but the demo's will do (one the create example made, say): no new wallet at each start.
+  let spare = usable.find((w) => w.walletAddress === known) ?? usable.find((w) => !w.isActive) ?? usable[0];
   if (!spare) {
     const { walletAddress } = await client.createWallet({ chainId: deps.chainId });
     spare = { walletAddress, isActive: true } as (typeof wallets)[number];
