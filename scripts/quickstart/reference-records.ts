@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { RelayClient, type EventCallbackListItem } from "@relay/client";
+import { randomUUID } from "node:crypto";
+import { RelayClient, RelayError, type EventCallbackListItem } from "@relay/client";
 // Type only: the gateway validates the file it reads with the schema beside this type.
 import type { ReferenceExamples } from "../../apps/gateway/src/reference/reference-examples";
 import type { DemoContract } from "./demo-contract";
@@ -48,12 +49,14 @@ export async function makeReferenceRecords(deps: ReferenceRecordsDeps): Promise<
   const cancellable = async (): Promise<string> =>
     (await still(known?.cancellableTransactionId, (id) => client.getTransaction(id), (tx) => tx.status === "PENDING")) ??
     (await client.sendTransaction({ ...call, maxFeePerGas: "1" })).transactionId;
+  // Chosen once, so that a try again after a timeout is recognised as the same request.
+  const ids = { personal: randomUUID(), typed: randomUUID() };
   const personal = async (): Promise<string> =>
     (await still(known?.personalSignatureId, (id) => client.getPersonalSignature(id), () => true)) ??
-    (await client.personalSign({ signerAddress: deps.walletAddress, message: "hello" })).signatureId;
+    (await patiently(() => client.personalSign({ signerAddress: deps.walletAddress, message: "hello", signatureId: ids.personal }))).signatureId;
   const typed = async (): Promise<string> =>
     (await still(known?.typedDataSignatureId, (id) => client.getTypedDataSignature(id), () => true)) ??
-    (await client.signTypedData(typedData(deps))).signatureId;
+    (await patiently(() => client.signTypedData({ ...typedData(deps), signatureId: ids.typed }))).signatureId;
 
   // Independent of each other: made at once, so the start is ready sooner.
   const [confirmedTransactionId, cancellableTransactionId, personalSignatureId, typedDataSignatureId, callbacks, spareWalletAddress] = await Promise.all([
@@ -62,7 +65,8 @@ export async function makeReferenceRecords(deps: ReferenceRecordsDeps): Promise<
     personal(),
     typed(),
     eventCallbacks(client, known),
-    spareWallet(client, deps, known?.spareWalletAddress),
+    // A creation that timed out may finish later: the next try lists the wallets again first.
+    patiently(() => spareWallet(client, deps, known?.spareWalletAddress)),
   ]);
 
   const examples: ReferenceExamples = {
@@ -109,6 +113,22 @@ async function spareWallet(client: RelayClient, deps: ReferenceRecordsDeps, know
   }
   if (spare.isActive) await client.toggleWalletIsActive(spare.walletAddress);
   return spare.walletAddress;
+}
+
+/**
+ * `work`, tried again after a 500 or 503 (up to four times, 2 s apart): the signing worker just
+ * started may not answer within SIGN_TIMEOUT_MS on a busy machine. Only for work that is safe to
+ * repeat (a signature under the same signatureId; the spare wallet, looked for again first).
+ */
+async function patiently<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (e) {
+      if (attempt >= 4 || !(e instanceof RelayError) || (e.status !== 500 && e.status !== 503)) throw e;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
 }
 
 function typedData(deps: ReferenceRecordsDeps) {
