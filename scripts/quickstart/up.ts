@@ -121,7 +121,7 @@ async function main() {
   const contract = chain.local ? await demoContract(chain.rpcUrl, join(devDir, "demo-contract.json"), chain.chainId).catch(failed) : null;
 
   // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
-  // The reference's examples name this demo's records, once made (below); a file of the caller's own wins.
+  // The reference's examples name this demo's records, written (below) where the gateway reads them.
   const referenceFile = process.env.REFERENCE_EXAMPLES_FILE ?? join(devDir, "reference-examples.json");
   const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key, REFERENCE_EXAMPLES_FILE: referenceFile });
   if (stopping) return;
