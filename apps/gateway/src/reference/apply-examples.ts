@@ -84,7 +84,8 @@ function errorExample(status: number, ex: OperationExamples, secured: boolean, l
       return secured ? { summary: "No API key", value: { message: "Missing Authorization header; send `Authorization: Bearer <API key>`" }, "x-request": { ...ex.request, apiKey: false } } : undefined;
     case 403: {
       const other = otherProject(ex.request);
-      return other && { summary: "Another project's id", value: { message: `This API key does not belong to project ${OTHER_PROJECT_ID}` }, "x-request": other };
+      const value = { message: `This API key does not belong to project ${OTHER_PROJECT_ID}` };
+      return other ? { summary: "Another project's id", value, "x-request": other } : { summary: "Another project's id", value };
     }
     case 404:
       return ex.notFound && { summary: "No such record in the project", value: { message: ex.notFound.message }, "x-request": requestOf(ex.notFound) };

@@ -62,8 +62,6 @@ export function registerSyndicateSigningPaths(registry: OpenAPIRegistry, { secur
     request: page,
     responses: { 200: json(z.array(messageSignature), "A page of signatures"), 400: json(errorBody, "page or limit is wrong, or projectId is not a UUID"), ...common },
   });
-  // Names no project: any project's key may call it, so it never answers 403.
-  const { 403: _forbidden, ...anyProject } = common;
   registry.registerPath({
     method: "post",
     path: "/transact/call",
@@ -75,7 +73,7 @@ export function registerSyndicateSigningPaths(registry: OpenAPIRegistry, { secur
       200: json(readContractResponse, "The decoded result"),
       400: json(errorBody, "A field, the function signature or an argument is wrong (the message names it), the chain is unknown, the call reverted (with its reason), or its answer does not decode"),
       503: json(errorBody, "None of the chain's RPC endpoints answered in time; retry later"),
-      ...anyProject,
+      ...common,
     },
   });
 }
