@@ -1,7 +1,8 @@
 /**
  * The README's first command, end to end: `npm start` in a fresh copy of the repository (what a
  * clone holds, plus uncommitted work: no node_modules, no .dev, no generated Prisma client), then
- * a personal_sign with the API key and wallet it prints, then Ctrl-C (SIGINT to the process group,
+ * a personal_sign with the API key and wallet it prints, every example of its reference
+ * (/openapi.json, run-reference-examples.ts), then Ctrl-C (SIGINT to the process group,
  * as a terminal sends it) must stop everything: gateway, worker and anvil. Then the ways a
  * supervisor, `timeout`, an IDE or CI stop it, by the pid of `npm start` alone (SIGTERM, SIGINT,
  * SIGHUP), and the quick start's own process killed outright: nothing it started may outlive it.
@@ -34,6 +35,7 @@ import path from "node:path";
 import { verifyMessage } from "ethers";
 import { withDatabase } from "@relay/db";
 import { deleteRedisKeys, dropTestDatabase, testQueuePrefix, testServerUrl } from "@relay/testing";
+import { formatOutcomes, runReferenceExamples, type OpenApiDocument } from "./run-reference-examples";
 
 const repoRoot = path.resolve(__dirname, "../..");
 
@@ -368,6 +370,25 @@ describe("npm start (the quick start)", () => {
           return status === "CONFIRMED" || status === "REVERTED" || status === "INVALID" || status === "FAILED";
         }, 30_000);
         expect(status).toBe("CONFIRMED");
+
+        // The reference names this demo's records, and every example in it answers as documented:
+        // each request 2xx (speedUp its documented 409), each error example its status and message.
+        expect(output).toMatch(/^ {2}Reference:\s+its examples name this demo's records/m);
+        const baseUrl = `http://127.0.0.1:${port}`;
+        const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as OpenApiDocument & { paths: Record<string, { post?: { requestBody?: unknown } }> };
+        expect(JSON.stringify(document.paths["/transact/sendTransaction"]?.post?.requestBody)).toContain(`"projectId":"${projectId}"`);
+        const outcomes = await runReferenceExamples({ baseUrl, apiKey: apiKey as string, document });
+        process.stdout.write(`${formatOutcomes(outcomes)}\n`);
+        expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+        const answered = (example: string) => new Set(outcomes.filter((o) => o.example === example).map((o) => o.status));
+        expect(answered("badRequest")).toEqual(new Set([400]));
+        expect(answered("noApiKey")).toEqual(new Set([401]));
+        expect(answered("otherProject")).toEqual(new Set([403]));
+        expect(answered("notFound")).toEqual(new Set([404]));
+        expect(outcomes.filter((o) => o.example === "example" && (o.status < 200 || o.status > 299)).map((o) => `${o.method} ${o.path} ${o.status}`)).toEqual([
+          "post /transact/project/{projectId}/transactions/{transactionId}/speedUp 409",
+        ]);
+        expect(outcomes.filter((o) => o.example === "example").length).toBeGreaterThan(25);
 
         // Ctrl-C: the terminal signals the whole foreground process group.
         const stopping = Date.now();

@@ -6,6 +6,7 @@
  *   3. the database created if missing and migrations applied
  *   4. the demo project, its funded wallet and a fresh API key
  *   5. the gateway and every worker, restarted if they die
+ *   6. the records the reference's examples name (.dev/reference-examples.json), made through the API
  * Ctrl-C, SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm killed),
  * stops everything; should this process die without stopping them, its orphan reaper does.
  */
@@ -20,6 +21,7 @@ import { demoContract } from "./demo-contract";
 import { startOrphanReaper, type OrphanReaper } from "./orphan-reaper";
 import { watchParent } from "./parent-watch";
 import { ensurePortsFree } from "./ports";
+import { makeReferenceRecords } from "./reference-records";
 import { seedDemo } from "./seed-demo";
 import { supervise } from "./supervisor";
 
@@ -119,7 +121,9 @@ async function main() {
   const contract = chain.local ? await demoContract(chain.rpcUrl, join(devDir, "demo-contract.json"), chain.chainId).catch(failed) : null;
 
   // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
-  const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
+  // The reference's examples name this demo's records, written (below) where the gateway reads them.
+  const referenceFile = process.env.REFERENCE_EXAMPLES_FILE ?? join(devDir, "reference-examples.json");
+  const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key, REFERENCE_EXAMPLES_FILE: referenceFile });
   if (stopping) return;
   const apps = supervise(
     [
@@ -138,11 +142,22 @@ async function main() {
     await apps.stop(); // exiting without this would leave the gateway and worker running, orphaned
     throw e;
   });
+  // Not fatal: the reference then shows built-in example values, and the demo works as before.
+  const reference = contract
+    ? await makeReferenceRecords({ baseUrl, apiKey: demo.apiKey, projectId: demo.projectId, chainId: Number(demo.chainId), walletAddress: demo.walletAddress, contract, file: referenceFile }).then(
+        () => true,
+        (e: unknown) => {
+          say(`The reference's example records could not be made (${e instanceof Error ? e.message : String(e)}); its examples show built-in values.`);
+          return false;
+        },
+      )
+    : false;
   say(
     [
       "",
       "Relay is running.",
       `  API:            ${baseUrl}   (reference: ${baseUrl}/docs)`,
+      ...(reference ? [`  Reference:      its examples name this demo's records: each request in it works as shown (${referenceFile})`] : []),
       `  Project id:     ${demo.projectId}`,
       `  Wallet:         ${demo.walletAddress} (${demo.balanceEth} ETH on chain ${demo.chainId})`,
       `  API key:        ${demo.apiKey}`,

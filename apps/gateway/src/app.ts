@@ -43,6 +43,8 @@ import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
+import { referenceDocument } from "./reference/reference-document";
+import { referenceExamplesFromFile } from "./reference/reference-examples.file";
 import { syndicateWalletRoutes } from "./syndicate/wallets.routes";
 import { transactionReadRoutes } from "./syndicate/transaction-reads.routes";
 import { syndicateSigningRoutes } from "./syndicate/signing.routes";
@@ -86,6 +88,8 @@ export interface GatewayDeps {
     metricsToken?: string | undefined;
     /** The queue dashboard at /admin/queues exists only when this is set. */
     adminToken?: string | undefined;
+    /** The records /openapi.json's examples name (reference/); unset: built-in values. */
+    referenceExamplesFile?: string | undefined;
   };
 }
 
@@ -179,7 +183,8 @@ export function createApp(deps: GatewayDeps): Express {
       logger: deps.logger,
     }),
   );
-  app.use(docsRoutes(buildOpenApiDocument()));
+  const examples = referenceExamplesFromFile({ file: settings.referenceExamplesFile, logger: deps.logger });
+  app.use(docsRoutes(referenceDocument(buildOpenApiDocument(), examples, settings)));
 
   registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
   app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", host: settings.host, logger: deps.logger }));

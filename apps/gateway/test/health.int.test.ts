@@ -28,5 +28,9 @@ describe("health, readiness and API reference", () => {
     const page = await fetch(`${h.baseUrl}/docs/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("swagger-ui");
+    // The page loads /openapi.json, so it shows the examples of the records the gateway was given.
+    const init = await fetch(`${h.baseUrl}/docs/swagger-ui-init.js`);
+    expect(init.status).toBe(200);
+    expect(await init.text()).toContain('"swaggerUrl": "/openapi.json"');
   });
 });

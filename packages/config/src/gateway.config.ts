@@ -41,6 +41,8 @@ const gatewaySchema = z.object({
     .min(0, "must be 0 or more")
     .max(MAX_SECRET_ROTATION_GRACE_MS, "must be at most 2592000000 ms (30 days)")
     .default(24 * 60 * 60 * 1000),
+  /** JSON file of the records the reference's examples name (the quick start writes it). */
+  REFERENCE_EXAMPLES_FILE: z.string().min(1).optional(),
   ...webhookKeyFields,
   ...metricsTokenField,
   ...adminTokenField,
@@ -66,6 +68,8 @@ export interface GatewayConfig extends CommonConfig {
   metricsToken: string | undefined;
   /** Guards the queue dashboard (/admin/queues); unset: no dashboard. */
   adminToken: string | undefined;
+  /** The records /openapi.json's examples name; unset: built-in example values. */
+  referenceExamplesFile: string | undefined;
 }
 
 export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfig> {
@@ -85,5 +89,6 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     maxCallbacksPerProject: v.WEBHOOK_MAX_CALLBACKS_PER_PROJECT,
     metricsToken: v.METRICS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
+    referenceExamplesFile: v.REFERENCE_EXAMPLES_FILE,
   });
 }

@@ -1,12 +1,15 @@
 import { Router } from "express";
 import swaggerUi from "swagger-ui-express";
 
-/** `/openapi.json` (generated once at start) and a readable reference at `/docs`. */
-export function docsRoutes(document: object): Router {
+/**
+ * `/openapi.json` (the document with this install's examples, reference/) and a readable
+ * reference at `/docs`, which loads that document from `/openapi.json`.
+ */
+export function docsRoutes(document: () => object): Router {
   const router = Router();
   router.get("/openapi.json", (_req, res) => {
-    res.json(document);
+    res.json(document());
   });
-  router.use("/docs", swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: "Relay API reference" }));
+  router.use("/docs", swaggerUi.serve, swaggerUi.setup(undefined, { swaggerUrl: "/openapi.json", customSiteTitle: "Relay API reference" }));
   return router;
 }
