@@ -180,7 +180,7 @@ async function main() {
             `A contract call (${contract.name} at ${contract.address}, deployed on the local chain for the demo):`,
             `  curl -s -X POST ${baseUrl}/transact/sendTransaction \\`,
             `    -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
-            `    -d '${JSON.stringify({ projectId: demo.projectId, chainId: Number(demo.chainId), contractAddress: contract.address, ...contract.exampleCall(demo.walletAddress) })}'`,
+            `    -d '${JSON.stringify({ projectId: demo.projectId, chainId: Number(demo.chainId), contractAddress: contract.address, fromAddress: demo.walletAddress, ...contract.exampleCall(demo.walletAddress) })}'`,
             "and its status, history and attempts, with the transactionId it answers:",
             `  curl -s ${baseUrl}/transact/project/${demo.projectId}/transactions/<transactionId> -H 'Authorization: Bearer ${demo.apiKey}'`,
           ]

@@ -73,7 +73,8 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
       notFound: noSignature("signature"),
     },
     "post /transact/sendTransaction": {
-      request: { body: { ...project, chainId: x.chainId, contractAddress: x.contractAddress, ...orderCall } },
+      // fromAddress names the funded demo wallet: the wallet/create example adds unfunded ones the relay could otherwise pick.
+      request: { body: { ...project, chainId: x.chainId, contractAddress: x.contractAddress, fromAddress: x.walletAddress, ...orderCall } },
       badRequest: { summary: "an argument is wrong", body: { ...project, chainId: x.chainId, contractAddress: x.contractAddress, ...orderCall, args: { order: { id: "1", owner: "0x1234", flags: [1, 2, 3] } } }, message: 'args.order.owner must be an address (0x and 40 hex digits); got "0x1234"' },
       errors: {
         409: { message: `requestId ${x.confirmedTransactionId} was already used for a transaction of this project`, transactionId: x.confirmedTransactionId },

@@ -73,7 +73,13 @@ export function registerSyndicateSigningPaths(registry: OpenAPIRegistry, { secur
       200: json(readContractResponse, "The decoded result"),
       400: json(errorBody, "A field, the function signature or an argument is wrong (the message names it), the chain is unknown, the call reverted (with its reason), or its answer does not decode"),
       503: json(errorBody, "None of the chain's RPC endpoints answered in time; retry later"),
-      ...common,
+      // Any project's key may call it: no project is named, so none can be another's (no 403).
+      ...withoutForbidden(common),
     },
   });
+}
+
+function withoutForbidden<T extends Record<number, unknown>>(responses: T): Omit<T, 403> {
+  const { 403: _forbidden, ...rest } = responses;
+  return rest;
 }
