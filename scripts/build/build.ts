@@ -79,17 +79,15 @@ async function main(): Promise<void> {
   const started = Date.now();
   const built = await Promise.all(TARGETS.map(async (target) => ({ target, externals: await bundle(target) })));
   const problems: string[] = [];
-  for (const { target, externals } of built) {
-    problems.push(...undeclared(target, externals, runtime));
-    const requires = externals.size > 0 ? ` (requires ${[...externals].sort().join(", ")})` : "";
-    process.stdout.write(`built ${target.outfile}${requires}\n`);
-  }
+  for (const { target, externals } of built) problems.push(...undeclared(target, externals, runtime));
   if (problems.length > 0) {
     process.stderr.write(`build: a bundle would not find what it requires at run time:\n${problems.map((p) => `  ${p}\n`).join("")}`);
     process.exitCode = 1;
     return;
   }
-  process.stdout.write(`built ${built.length} bundles in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  const names = TARGETS.map((t) => t.name);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`Built ${names.slice(0, -1).join(", ")} and ${names.at(-1)} into their dist/ folders (${seconds} s)\n`);
 }
 
 main().catch((e: unknown) => {
