@@ -1,8 +1,8 @@
 /**
  * The production image's folder, made as the Dockerfile makes it (`pnpm build`, then
  * scripts/build/assemble.ts into an empty folder), and the apps started from it with `node`
- * against the real Postgres and Redis: the migrate step, the gateway (health, readiness, the
- * reference page whose files come from an installed package) and a worker.
+ * against the real Postgres and Redis: the migrate step, the gateway (health, readiness, and the
+ * reference page and queue dashboard, whose files come from installed packages) and a worker.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -113,7 +113,14 @@ describe("the production layout (pnpm build + scripts/build/assemble.ts)", () =>
 
     const common = { NODE_ENV: "production", DATABASE_URL: database.url, REDIS_URL: redisUrl, QUEUE_PREFIX: queuePrefix, LOG_LEVEL: "info", SHUTDOWN_GRACE_MS: "2000" };
     const port = await freePort();
-    const gateway = startNode(app, "apps/gateway/dist/main.js", { ...common, HOST: "127.0.0.1", PORT: String(port), WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64") });
+    const adminToken = randomBytes(16).toString("hex");
+    const gateway = startNode(app, "apps/gateway/dist/main.js", {
+      ...common,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
+      ADMIN_TOKEN: adminToken,
+    });
     running.push(gateway);
     const worker = startNode(app, "apps/tx-worker/dist/main.js", { ...common, KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
     running.push(worker);
@@ -127,6 +134,10 @@ describe("the production layout (pnpm build + scripts/build/assemble.ts)", () =>
     const css = await fetch(`${base}/docs/swagger-ui.css`);
     expect(css.status).toBe(200);
     expect(await css.text()).toContain(".swagger-ui");
+    // The queue dashboard's page, rendered from @bull-board/ui's template.
+    const dashboard = await fetch(`${base}/admin/queues`, { headers: { authorization: `Bearer ${adminToken}` } });
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toContain('<base href="/admin/queues/"');
 
     await worker.waitFor("tx worker started");
   }, 120_000);
