@@ -1,10 +1,13 @@
-# One image for every app service of docker-compose.yml; each service picks its entry point.
-# Apps run from TypeScript source through tsx, as in development, so there is no build step.
-FROM node:20-bookworm-slim
+# One image for every app service of docker-compose.yml; each service picks its entry point
+# (`node apps/<app>/dist/main.js`, `node packages/db/dist/migrate.js` for the migrate step).
+
+# The build stage has every dependency, dev ones included: esbuild bundles the apps, prisma
+# generates the client they inline.
+FROM node:20-bookworm-slim AS build
 
 RUN npm install -g pnpm@10.34.9 && npm cache clean --force
 
-WORKDIR /app
+WORKDIR /src
 
 # Fetch every package from the lockfile alone, so this layer is reused until the lockfile changes.
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
@@ -12,13 +15,23 @@ RUN pnpm fetch --frozen-lockfile
 
 COPY . .
 # Dependency install scripts stay off (pnpm-workspace.yaml: onlyBuiltDependencies), so nothing
-# downloads during install. Dev dependencies are needed: tsx runs the apps, prisma generates.
+# downloads during install. assemble.ts lays out /app: the bundles, the migrations and the few
+# packages the bundles load at run time (runtime/package.json), installed for production.
 RUN pnpm install --frozen-lockfile --offline \
- && bash scripts/generate.sh
+ && bash scripts/generate.sh \
+ && pnpm build \
+ && pnpm exec tsx scripts/build/assemble.ts /app
+
+# The image that runs: node, the bundles and production dependencies only (no TypeScript, tsx,
+# esbuild or Prisma CLI).
+FROM node:20-bookworm-slim
+
+WORKDIR /app
+COPY --from=build /app ./
 
 ENV NODE_ENV=production
 # A 64 MB young generation: see APP_NODE_FLAGS in packages/core/src/process.ts.
 ENV NODE_OPTIONS=--max-semi-space-size=64
 USER node
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "apps/gateway/src/main.ts"]
+CMD ["node", "apps/gateway/dist/main.js"]

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { TARGETS } from "./build/targets";
 
 const root = path.resolve(__dirname, "..");
 const script = path.join(root, "scripts", "check-compose.sh");
@@ -37,6 +38,14 @@ describe("scripts/check-compose.sh", () => {
     expect(run.status).not.toBe(0);
     expect(run.output).toContain("INVALID");
     expect(run.output).toMatch(/ports contains an invalid type/);
+  });
+
+  // The image holds the bundles of `pnpm build` (Dockerfile); a service must run one of them.
+  it("runs each app service from a file that pnpm build produces", () => {
+    const commands = [...readFileSync(composeFile, "utf8").matchAll(/command: \["node", (.*)\]/g)].map((m) => JSON.parse(`[${m[1]}]`) as string[]);
+    expect(commands).toHaveLength(5);
+    const built = TARGETS.map((t) => t.outfile);
+    for (const args of commands) expect(built).toContain(args.at(-1));
   });
 
   it("fails on a path that does not exist", () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Quick start: installs from the lockfile, generates the Prisma client, then runs the whole
-# system in the foreground (scripts/quickstart/up.ts): local anvil chain, migrations, demo
+# Quick start: installs from the lockfile, generates the Prisma client, builds the apps (pnpm
+# build: the supervisor runs them with node from their dist/ folders), then runs the whole system
+# in the foreground (scripts/quickstart/up.ts): local anvil chain, migrations, demo
 # project with a funded wallet and an API key, gateway and every worker. Ctrl-C stops it all, as
 # do SIGINT, SIGTERM and SIGHUP sent to the `npm start` process alone.
 #
@@ -32,6 +33,7 @@ step() {
 source scripts/lib/pnpm.sh
 step "${PNPM[@]}" install --frozen-lockfile --reporter=silent
 step bash scripts/generate.sh
+step node --import tsx scripts/build/build.ts
 # If the process that ran this script ends first (npm killed, or sent a SIGHUP, which it does not
 # pass on), up.ts stops everything: it watches for its parent to differ from this one.
 QUICKSTART_PARENT_PID=$PPID exec node --import tsx scripts/quickstart/up.ts

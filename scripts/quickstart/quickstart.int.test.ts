@@ -449,7 +449,7 @@ describe("npm start (the quick start)", () => {
           const processes = groupProcesses(pgid);
           const quickstart = processes.find((p) => p.command.includes("scripts/quickstart/up.ts"));
           const started = ["gateway", "signing-worker", "tx-worker", "webhook-worker"].map((app) =>
-            processes.find((p) => p.command.includes(`apps/${app}/src/main.ts`)),
+            processes.find((p) => p.command.includes(`apps/${app}/dist/main.js`)),
           );
           started.push(processes.find((p) => /[/\\]anvil(\.exe)? /.test(p.command)));
           expect({ quickstart, started }).toEqual({ quickstart: expect.anything(), started: started.map(() => expect.anything()) });

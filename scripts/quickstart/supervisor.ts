@@ -7,6 +7,7 @@ const STOP_TIMEOUT_MS = 35_000;
 
 export interface AppSpec {
   name: string;
+  /** The JavaScript file node runs: an app's bundle from `pnpm build` (apps/<app>/dist/main.js). */
   entry: string;
   env: NodeJS.ProcessEnv;
 }
@@ -49,7 +50,7 @@ export function supervise(apps: AppSpec[], { logDir, say, backoff = DEFAULT_BACK
     const logFd = openSync(logFile, "a");
     const log = createWriteStream(logFile, { flags: "a" });
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [...APP_NODE_FLAGS, "--import", "tsx", app.entry], { env: app.env, stdio: ["ignore", logFd, "pipe"] });
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, app.entry], { env: app.env, stdio: ["ignore", logFd, "pipe"] });
     closeSync(logFd);
     onSpawn?.(child);
     child.stderr?.on("data", (chunk: Buffer) => {

@@ -127,10 +127,10 @@ async function main() {
   if (stopping) return;
   const apps = supervise(
     [
-      { name: "gateway", entry: "apps/gateway/src/main.ts", env: gatewayEnv },
-      { name: "signing-worker", entry: "apps/signing-worker/src/main.ts", env: workerEnv },
-      { name: "tx-worker", entry: "apps/tx-worker/src/main.ts", env: workerEnv },
-      { name: "webhook-worker", entry: "apps/webhook-worker/src/main.ts", env: webhookEnv },
+      { name: "gateway", entry: "apps/gateway/dist/main.js", env: gatewayEnv },
+      { name: "signing-worker", entry: "apps/signing-worker/dist/main.js", env: workerEnv },
+      { name: "tx-worker", entry: "apps/tx-worker/dist/main.js", env: workerEnv },
+      { name: "webhook-worker", entry: "apps/webhook-worker/dist/main.js", env: webhookEnv },
     ],
     { logDir: join(devDir, "logs"), say, onSpawn: (child) => reaper.watch(child) },
   );

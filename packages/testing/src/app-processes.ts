@@ -7,9 +7,11 @@ import { createInterface } from "node:readline";
 import type { Kek } from "@relay/custody";
 
 /**
- * The apps as production runs them: separate `node --import tsx apps/<app>/src/main.ts`
- * processes configured through the environment only, for tests that kill, restart or multiply
- * them. A group remembers what it started; `stopAll()` in afterAll ends every one of them.
+ * The apps as production runs them, separate processes configured through the environment only,
+ * but from their sources (`node --import tsx apps/<app>/src/main.ts`: no build to redo after a
+ * change; scripts/build/production-layout.int.test.ts starts the bundles), for tests that kill,
+ * restart or multiply them. A group remembers what it started; `stopAll()` in afterAll ends every
+ * one of them.
  */
 
 const ROOT = resolve(__dirname, "../../..");
