@@ -13,7 +13,7 @@ import {
 } from "@relay/db";
 import { createProviders } from "@relay/chain";
 import { jobMetrics, type Registry } from "@relay/metrics";
-import { createProducer, createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
+import { createProducer, createTypedWorker, reviveIfLost, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import { createChainDirectory } from "./chain-directory";
 import { cachedWallets } from "./cached-wallets";
 
@@ -23,6 +23,13 @@ import { createProcessTransactionProcessor } from "./processors/process-transact
 import { createReconcileProcessor } from "./processors/reconcile.processor";
 import { createReconcileNoncesProcessor } from "./processors/reconcile-nonces.processor";
 import { createCheckBalancesProcessor } from "./processors/check-balances.processor";
+import { createFollowBlocksProcessor } from "./processors/follow-blocks.processor";
+import { createBlockFollower } from "./lifecycle/block-follower";
+
+/** How often a process checks, from a transaction's job, that its chain's block follower is alive. */
+const ENSURE_FOLLOWER_EVERY_MS = 10_000;
+/** Chains followed at once by one process (each chain has one follower job, run by one process at a time). */
+const FOLLOWED_CHAINS_AT_ONCE = 8;
 
 export interface TxWorkerDeps {
   db: Database;
@@ -70,6 +77,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     chains: createChainDirectory({ chains: createChainRepository(deps.db), providers, logger: deps.logger }),
     signer: deps.signer,
     now,
+    blockFollower: { ensure: everyFewSeconds(now, (chainId: bigint) => reviveIfLost(producer, "followBlocks", { v: 1, chainId: chainId.toString() })) },
   };
   const settings = {
     connection: deps.redis,
@@ -81,6 +89,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
+    createTypedWorker("followBlocks", createFollowBlocksProcessor(stepDeps, createBlockFollower()), { ...settings, concurrency: FOLLOWED_CHAINS_AT_ONCE }),
     createTypedWorker(
       "checkBalances",
       createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps }),
@@ -107,5 +116,23 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
       providers.destroy();
       return closed;
     },
+  };
+}
+
+/**
+ * `check` for a chain at most once per ENSURE_FOLLOWER_EVERY_MS in this process (a failed check is
+ * tried again at the next call): thousands of transactions' jobs share one look at Redis.
+ */
+function everyFewSeconds(now: () => number, check: (chainId: bigint) => Promise<unknown>) {
+  const checked = new Map<bigint, { at: number; done: Promise<void> }>();
+  return (chainId: bigint): Promise<void> => {
+    const last = checked.get(chainId);
+    if (last && now() - last.at < ENSURE_FOLLOWER_EVERY_MS) return last.done;
+    const done = check(chainId).then(
+      () => undefined,
+      () => void checked.delete(chainId),
+    );
+    checked.set(chainId, { at: now(), done });
+    return done;
   };
 }

@@ -15,7 +15,7 @@ export type { Providers } from "./rpc/providers";
 export { checksumAddress } from "./address/checksum-address";
 export { createChainView } from "./view/chain-view";
 export type { BalanceAt, BlockTag, ChainView, ChainViewSettings } from "./view/chain-view";
-export type { MinedReceipt } from "./view/receipt-index";
+export type { ChainBlock, MinedReceipt } from "./view/receipt-index";
 export { checkTypedData, TYPED_DATA_LIMITS, typedDataDigest } from "./typed-data/typed-data";
 export type { CheckedTypedData, TypedData, TypedField } from "./typed-data/typed-data";
 export { describeRevert, ERROR_SIGNATURE_LIMITS, PANIC_MEANINGS, parseErrorSignatures } from "./abi/revert-reason";

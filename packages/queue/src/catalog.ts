@@ -134,6 +134,24 @@ export const jobCatalog = {
     // unrun at its second stall, with no log line, until the reconciler found it.
     maxStalledCount: UNTIL_FINISHED_ATTEMPTS,
   },
+  /**
+   * Follows one chain's blocks for every transaction in flight on it (apps/tx-worker
+   * block-follower.ts). One job per chain, by its id, so one replica at a time runs it; it lives
+   * for ever, each run putting itself back for a fraction of a block. Transactions' jobs revive it
+   * when it is lost.
+   */
+  followBlocks: {
+    queue: "block-follow",
+    payload: z.object({ v: z.literal(1), chainId: z.string().regex(/^[0-9]{1,30}$/) }),
+    jobId: (p: { chainId: string }) => `follow-${p.chainId}`,
+    options: {
+      attempts: UNTIL_FINISHED_ATTEMPTS,
+      backoff: { type: CAPPED_EXPONENTIAL, delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600 },
+    },
+    maxStalledCount: UNTIL_FINISHED_ATTEMPTS,
+  },
   /** Checks every wallet's balance on every chain with a low-balance threshold (WalletBalanceLow). */
   checkBalances: {
     queue: "wallet-balance-check",

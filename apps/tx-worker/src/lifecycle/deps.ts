@@ -14,6 +14,12 @@ export interface StepDeps {
   chains: ChainDirectory;
   signer: Pick<Signer, "signTransaction">;
   now: () => number;
+  /**
+   * The chains' block followers (block-follower.ts), which settle mined transactions once per
+   * block: `ensure` makes sure the chain's is alive. Absent, each transaction's job looks at the
+   * chain itself every block.
+   */
+  blockFollower?: { ensure: (chainId: bigint) => Promise<void> };
 }
 
 export interface StepContext {

@@ -23,6 +23,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
     throw new AppError("INTERNAL", `SUBMITTED transaction ${tx.id} has no attempt`);
   }
   const bound = { ...tx, fromAddress: tx.fromAddress, nonce: tx.nonce };
+  await deps.blockFollower?.ensure(tx.chainId);
 
   const mined = await settleIfMined(deps, handle, bound, attempts, logger);
   if (mined !== null) return mined;
@@ -35,7 +36,7 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   if (asked) return replaceOnRequest(deps, handle, bound, latest, asked, logger);
   const { sentAt, unsent } = await sendNewestIfUnsent(deps, provider, attempts);
   const age = deps.now() - sentAt;
-  if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(chain.blockTimeMs);
+  if (age < chain.stuckAfterSeconds * 1000) return runAgainIn(nextOwnLook(deps, chain, chain.stuckAfterSeconds * 1000 - age));
 
   const chainNonce = BigInt(await provider.getTransactionCount(bound.fromAddress, "latest"));
   if (chainNonce < bound.nonce) {
@@ -52,6 +53,19 @@ export async function follow(deps: StepDeps, tx: TransactionRecord, { logger }: 
   // Refused as too cheap, it is: that is what the node asks for.
   if (unsent !== null && unsent.kind !== "underpriced") return runAgainIn(chain.blockTimeMs);
   return replaceStuckAttempt(deps, handle, bound, latest, age, logger);
+}
+
+/** Blocks between a transaction's own looks at the chain while the block follower looks every block. */
+const OWN_LOOK_EVERY_BLOCKS = 30;
+
+/**
+ * When the job looks again at an attempt not mined yet: every block without a block follower;
+ * with one (which settles it when mined), at the stuck time, or sooner, a slower look that finds
+ * what the follower missed (a block it skipped, the follower down).
+ */
+function nextOwnLook(deps: StepDeps, chain: ChainHandle["record"], untilStuckMs: number): number {
+  if (!deps.blockFollower) return chain.blockTimeMs;
+  return Math.max(chain.blockTimeMs, Math.min(untilStuckMs, OWN_LOOK_EVERY_BLOCKS * chain.blockTimeMs));
 }
 
 /** A replacement asked for and not made yet: a cancel while the newest attempt is the call, a speed-up asked for since it was signed. */

@@ -36,6 +36,16 @@ export async function freshlyMinedAttempt(view: ChainView, attempts: AttemptReco
 }
 
 /**
+ * When the job looks again at a mined attempt whose block has `confirmations` of the chain's: a
+ * block later, or, where the block follower looks at it once its block has them, two blocks after
+ * that (a fallback for a follower that missed it).
+ */
+function lookWhenConfirmed(deps: StepDeps, chain: ChainHandle["record"], confirmations: number): RunAgain {
+  if (!deps.blockFollower) return runAgainIn(chain.blockTimeMs);
+  return runAgainIn((chain.confirmations - confirmations + 2) * chain.blockTimeMs);
+}
+
+/**
  * SUBMITTED → CONFIRMED, or REVERTED when the mined attempt failed, once its block has the chain's
  * confirmations (until then, another look a block later), with that attempt's receipt;
  * CANCELLED when the mined attempt is a cancel (the call never ran). When a cancel was asked for
@@ -44,7 +54,7 @@ export async function freshlyMinedAttempt(view: ChainView, attempts: AttemptReco
 export async function settleMined(deps: StepDeps, handle: ChainHandle, tx: BoundTransaction, mined: Mined, logger: Logger): Promise<RunAgain | "done"> {
   const { record: chain, view } = handle;
   const confirmations = (await view.head()) - mined.receipt.blockNumber + 1;
-  if (confirmations < chain.confirmations) return runAgainIn(chain.blockTimeMs);
+  if (confirmations < chain.confirmations) return lookWhenConfirmed(deps, chain, confirmations);
   const block = mined.receipt.blockNumber;
   const succeeded = mined.receipt.status === 1;
   const reverted = succeeded || mined.attempt.cancel ? null : await whyReverted(view, tx, mined, logger);
@@ -88,9 +98,10 @@ export async function settleIfMined(
   }
   // One confirmation: mined is enough (undoing a block is what more confirmations guard against).
   if (chain.confirmations === 1) return settleMined(deps, handle, tx, seen, logger);
-  if ((await view.head()) - seen.receipt.blockNumber + 1 < chain.confirmations) {
+  const confirmations = (await view.head()) - seen.receipt.blockNumber + 1;
+  if (confirmations < chain.confirmations) {
     await noteMined(deps, tx, seen);
-    return runAgainIn(chain.blockTimeMs);
+    return lookWhenConfirmed(deps, chain, confirmations);
   }
   // Enough confirmations counted on a receipt read when its block was new: before calling it
   // final, ask the node where (and whether) our attempts are mined now. Moved: count from the

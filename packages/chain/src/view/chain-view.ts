@@ -3,7 +3,7 @@ import type { Logger } from "@relay/core";
 import { readMarket, withinCaps, type FeeCaps, type Fees, type Market } from "../fees/fees";
 import { simulateCalls, type CallToSimulate, type SimulatedCall } from "../rpc/simulate-calls";
 import { createCodePresence } from "./code-presence";
-import { createReceiptIndex, type MinedReceipt } from "./receipt-index";
+import { createReceiptIndex, type ChainBlock, type MinedReceipt } from "./receipt-index";
 import { sharedValue, sharedValues } from "./shared-value";
 
 /** What a chain view reads of its chain's settings; a change of any of them calls for a new view. */
@@ -100,6 +100,8 @@ export function createChainView(chain: ChainViewSettings, provider: JsonRpcProvi
     },
     /** Whether `address` holds contract code (code-presence.ts): one eth_getCode per address, kept. */
     hasCode,
+    /** The blocks after `after` up to the head, with their transactions' hashes (receipt-index.ts). */
+    blocksAfter: (after: number): Promise<{ blocks: ChainBlock[]; restarts: number }> => receipts.blocksAfter(after),
     receiptOf: (hash: string, sentAt: Date): Promise<MinedReceipt | null> => receipts.receiptOf(hash, sentAt),
     freshReceiptOf: (hash: string): Promise<MinedReceipt | null> => receipts.freshReceiptOf(hash),
   };

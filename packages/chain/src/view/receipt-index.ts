@@ -63,10 +63,25 @@ export function toMinedReceipt(raw: RawReceipt, hash: string, blockNumber: numbe
 interface RawHeader {
   hash?: string;
   parentHash?: string;
+  /** Hashes only: the block read without full transactions. */
+  transactions?: string[];
+}
+
+/** A block the chain has: its number and hash, and the hashes of its transactions. */
+export interface ChainBlock {
+  number: number;
+  blockHash: string;
+  hashes: string[];
 }
 
 /** Reorganisations met within one refresh before it gives up (see refresh). */
 const MAX_RESTARTS_PER_REFRESH = 3;
+
+/**
+ * Blocks read again below the head after a reorganisation: the new branch's blocks, so that a
+ * transaction mined again in one of them is found there (by the block follower too).
+ */
+const REREAD_AFTER_REORG = 8;
 
 /** A block that does not follow the one indexed before it: the chain was reorganised. */
 class ReorganisedError extends Error {}
@@ -102,12 +117,15 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
   let supported = true;
   let refreshing: Promise<void> | undefined;
 
+  /** Restarts so far: a reader of blocksAfter that saw another count reads the kept blocks again. */
+  let restarts = 0;
   const restartAt = (block: number) => {
     byHash.clear();
     blocks.clear();
     first = block;
     last = block;
     started = true;
+    restarts++;
   };
 
   /**
@@ -162,7 +180,7 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
         // Start again from the head: attempts sent before are looked up by hash, as the node has
         // them now; the blocks of the new branch are read as they come.
         options.logger.warn({ block: last + 1, reason: e.message }, "chain reorganised: receipt index restarted");
-        restartAt(head - 1);
+        restartAt(Math.max(head - REREAD_AFTER_REORG, -1));
       }
     }
   };
@@ -193,7 +211,35 @@ export function createReceiptIndex(options: ReceiptIndexOptions) {
     return toMinedReceipt(raw, hash.toLowerCase(), Number(raw.blockNumber), raw.blockHash.toLowerCase());
   };
 
+  /** Blocks (after, head], at most maxCatchUp of the newest, read one header each (hashes only). */
+  const headersAfter = async (after: number): Promise<ChainBlock[]> => {
+    const head = await options.head();
+    const from = Math.max(after + 1, head - maxCatchUp + 1);
+    const numbers = Array.from({ length: Math.max(0, head - from + 1) }, (_, i) => from + i);
+    const headers = (await Promise.all(numbers.map((n) => options.provider.send("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])))) as (RawHeader | null)[];
+    return headers.flatMap((header, i) =>
+      header?.hash ? [{ number: numbers[i]!, blockHash: header.hash.toLowerCase(), hashes: (header.transactions ?? []).map((h) => h.toLowerCase()) }] : [],
+    );
+  };
+
   return {
+    /**
+     * The blocks after `after` up to the head, oldest first, with their transactions' hashes: what
+     * the index read (their receipts are then answered by receiptOf without another call), or on a
+     * node without eth_getBlockReceipts one header per block. At most the blocks the index keeps.
+     * `restarts` counts the index's restarts (a reorganisation, a long gap): when it changed, the
+     * blocks kept may be of another branch at numbers already read, and are read again from 0.
+     */
+    blocksAfter: async (after: number): Promise<{ blocks: ChainBlock[]; restarts: number }> => {
+      if (supported) await catchUp();
+      if (!supported) return { blocks: await headersAfter(after), restarts };
+      const found: ChainBlock[] = [];
+      for (let b = Math.max(after, first) + 1; started && b <= last; b++) {
+        const block = blocks.get(b);
+        if (block) found.push({ number: b, blockHash: block.blockHash, hashes: block.hashes });
+      }
+      return { blocks: found, restarts };
+    },
     /**
      * The receipt of `hash`, or null while it is not mined. `sentAt`: when the attempt was
      * (first) broadcast, or stored if it never was.

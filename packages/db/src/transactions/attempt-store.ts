@@ -1,7 +1,7 @@
 import { AppError, createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
 import { attemptParams, toAttempt, type AttemptRecord, type AttemptRow, type NewAttempt } from "./attempt-record";
-import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPTS } from "./attempt.sql";
+import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPTS, SUBMITTED_BY_ATTEMPT_HASH } from "./attempt.sql";
 
 interface TransactionKey {
   projectId: string;
@@ -73,6 +73,15 @@ export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
       }
       return toAttempt(stored);
     },
+
+    /**
+     * The SUBMITTED transactions of `chainId` one of whose attempts has a hash among `hashes` (lower
+     * case): one statement however many hashes.
+     */
+    submittedWithAttemptIn: async (chainId: bigint, hashes: readonly string[]): Promise<TransactionKey[]> =>
+      hashes.length === 0
+        ? []
+        : (await sql.query<TransactionKey>({ name: "attempt.submittedWithAttemptIn", text: SUBMITTED_BY_ATTEMPT_HASH }, [chainId.toString(), hashes])).rows,
 
     /** Records the first broadcast of an attempt; false when unknown or already recorded. */
     markAttemptBroadcast: async (hash: string): Promise<boolean> =>

@@ -46,3 +46,14 @@ export const ATTEMPT_BY_HASH = `SELECT ${ATTEMPT_COLUMNS} FROM transaction_attem
 
 /** The first broadcast of an attempt; no row when unknown or already marked. */
 export const MARK_BROADCAST = `UPDATE transaction_attempt SET broadcast_at = now() WHERE hash = $1 AND broadcast_at IS NULL`;
+
+/**
+ * $1 chain, $2 hashes (lower case) of a block's transactions: the SUBMITTED transactions of the
+ * chain one of whose attempts is among them, one row each (the block follower's match, by the
+ * unique index on hash).
+ */
+export const SUBMITTED_BY_ATTEMPT_HASH = `
+  SELECT DISTINCT a.project_id AS "projectId", a.transaction_id AS "transactionId"
+    FROM transaction_attempt a
+    JOIN transaction t ON t.project_id = a.project_id AND t.id = a.transaction_id
+   WHERE a.hash = ANY($2::text[]) AND a.chain_id = $1 AND t.status = 'SUBMITTED'`;
