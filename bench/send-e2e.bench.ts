@@ -1,21 +1,28 @@
 /**
  * sendTransaction end to end: N contract calls over W project wallets, from the first HTTP request
  * to the last transaction CONFIRMED, through the gateway and tx-worker processes, on anvil with
- * 1 s blocks. Beside it, in the same run, a baseline: the same calls signed and sent directly with
- * ethers v6 from W wallets (nonces kept locally, sendTransaction without waiting, then all receipts)
- * on a fresh anvil with the same settings.
+ * 1 s blocks. Beside it, in the same run, baselines (--baseline):
+ *   ceiling: the chain's own ceiling — the same calls signed beforehand from W fresh wallets and
+ *     pushed to the same anvil in JSON-RPC batches as fast as it takes them, then their receipts;
+ *   ethers: the same calls signed and sent directly with ethers v6 from W wallets (nonces kept
+ *     locally, sendTransaction without waiting, then all receipts) on a fresh anvil.
+ * --rate R sends the requests open-loop at R per second (as independent callers would) instead of
+ * from --concurrency closed-loop clients: half the relay's full-load rate gives the half-load
+ * latencies.
  *
  *   pnpm bench:send-e2e [--count 10000] [--wallets 20] [--workers 1] [--tx-concurrency 32]
- *                       [--concurrency 50] [--call setOrder|spend] [--block-time 1]
- *                       [--gas-limit 1000000000] [--baseline-concurrency 100] [--timeout 1800]
+ *                       [--concurrency 50 | --rate 150] [--call setOrder|spend] [--block-time 1]
+ *                       [--gas-limit 1000000000] [--baseline ceiling|ethers|both]
+ *                       [--baseline-concurrency 100] [--timeout 1800]
  *
  * TX_CONCURRENCY in the environment sets the default of --tx-concurrency (the worker's own
  * default is 32). Completion is read from Postgres (count of final statuses), not by HTTP per
  * transaction. Anvil runs with a block gas limit of 1 G gas by default, so that block space is not
  * what bounds the rate (30 M, anvil's default, holds ~500 such calls per block).
  *
- * Prints both rates, their ratio, per-process CPU, JSON-RPC calls and Postgres commits per
- * transaction, block fill, and a first reading of what bounds the rate. Exits 2 when not every
+ * Prints the rates, their ratios, accept → broadcast and accept → CONFIRMED percentiles, per-process
+ * CPU and peak RSS, JSON-RPC calls and Postgres commits per transaction, block fill, and a first
+ * reading of what bounds the rate. Exits 2 when not every
  * transaction ended CONFIRMED (those that did not are listed).
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -25,9 +32,10 @@ import { createProjectFixture, createTestDatabase, deployRecorder, startAnvil, t
 import { choiceArg, line, numberArg } from "./lib/args";
 import { blockStats, countRpcCalls, observeChain } from "./lib/chain-observer";
 import { cpuMeter } from "./lib/cpu";
-import { fixedCount, type FixedLoadResult } from "./lib/fixed-load";
+import { measureCeiling, type CeilingResult } from "./lib/chain-ceiling";
+import { fixedCount, fixedRate, type FixedLoadResult } from "./lib/fixed-load";
 import { machineMeter } from "./lib/machine";
-import { startApp, stopApp, waitForHttp } from "./lib/processes";
+import { peakRssMiB, startApp, stopApp, waitForHttp } from "./lib/processes";
 import { benchProvider, deleteQueueKeys, freePort, fund, postgresBackendsOf, postgresBackground, registerChain } from "./lib/relay";
 
 const count = numberArg("count", 10_000);
@@ -40,6 +48,8 @@ const gasLimit = numberArg("gas-limit", 1_000_000_000);
 const baselineConcurrency = numberArg("baseline-concurrency", 100);
 const timeoutSeconds = numberArg("timeout", 1800);
 const call = choiceArg("call", ["setOrder", "spend"] as const, "setOrder");
+const rate = numberArg("rate", 0);
+const baselines = choiceArg("baseline", ["ceiling", "ethers", "both"] as const, "ceiling");
 /** No final status for this long while some are missing: give up and report what is left. */
 const STALL_SECONDS = 120;
 const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED"];
@@ -93,6 +103,10 @@ interface RelayResult {
   lastSubmittedMs: number | null;
   pendingToSubmitted: { p50: number; p99: number } | null;
   submittedToConfirmed: { p50: number; p99: number } | null;
+  acceptedToConfirmed: { p50: number; p99: number } | null;
+  /** Peak resident memory (VmHWM) of each app process over the run, MiB. */
+  peakRss: Record<string, number>;
+  ceiling: CeilingResult | null;
   replaced: number;
   notConfirmed: { id: string; status: string; error: string | null; from: string | null; nonce: string | null; hash: string | null }[];
   blocks: ReturnType<typeof blockStats>;
@@ -174,7 +188,8 @@ async function runRelay(): Promise<RelayResult> {
   const p0 = performance.now();
 
   let ingressDone: FixedLoadResult | undefined;
-  const ingress = fixedCount({ url, concurrency: clients, count, headers, body }).then((r) => (ingressDone = r));
+  const load = rate > 0 ? fixedRate({ url, rate, count, headers, body }) : fixedCount({ url, concurrency: clients, count, headers, body });
+  const ingress = load.then((r) => (ingressDone = r));
   let statuses: Record<string, number> = {};
   let lastProgress = { final: -1, at: Date.now() };
   let lastPrint = 0;
@@ -225,7 +240,7 @@ async function runRelay(): Promise<RelayResult> {
   );
   // Per transaction: accepted → first SUBMITTED (queue wait + simulate/nonce/sign/broadcast), first
   // SUBMITTED → CONFIRMED (block wait + the worker's next receipt check).
-  const { rows: [split] } = await pool.query<{ ps50: number | null; ps99: number | null; sc50: number | null; sc99: number | null }>(
+  const { rows: [split] } = await pool.query<{ ps50: number | null; ps99: number | null; sc50: number | null; sc99: number | null; ac50: number | null; ac99: number | null }>(
     `with s as (
        select t.id,
               min(c.created_at) filter (where c.status = 'PENDING') as pending,
@@ -236,7 +251,9 @@ async function runRelay(): Promise<RelayResult> {
      select percentile_cont(0.5) within group (order by extract(epoch from submitted - pending)) * 1000 as ps50,
             percentile_cont(0.99) within group (order by extract(epoch from submitted - pending)) * 1000 as ps99,
             percentile_cont(0.5) within group (order by extract(epoch from confirmed - submitted)) * 1000 as sc50,
-            percentile_cont(0.99) within group (order by extract(epoch from confirmed - submitted)) * 1000 as sc99
+            percentile_cont(0.99) within group (order by extract(epoch from confirmed - submitted)) * 1000 as sc99,
+            percentile_cont(0.5) within group (order by extract(epoch from confirmed - pending)) * 1000 as ac50,
+            percentile_cont(0.99) within group (order by extract(epoch from confirmed - pending)) * 1000 as ac99
        from s`,
     [t0],
   );
@@ -251,7 +268,22 @@ async function runRelay(): Promise<RelayResult> {
   );
   await pool.end();
 
+  const peakRss: Record<string, number> = { gateway: peakRssMiB(gateway.pid!) };
+  txWorkers.forEach((w, i) => (peakRss[`tx-worker ${i + 1}`] = peakRssMiB(w.pid!)));
   await Promise.all([stopApp(gateway), ...txWorkers.map(stopApp)]);
+  // The chain's ceiling on the same node, now that the relay is stopped: fresh wallets, the same
+  // calls (ids past the relay's, so each writes fresh slots as the relay's did).
+  const iface = new Interface([SIGNATURES[call]]);
+  const ceiling =
+    baselines === "ethers"
+      ? null
+      : await measureCeiling(anvil, {
+          count,
+          wallets: walletCount,
+          to: recorder.address,
+          data: (i) => iface.encodeFunctionData(call, ethersArgs(2 * count + i)),
+          timeoutMs: timeoutSeconds * 1000,
+        });
   await anvil.stop();
   await deleteQueueKeys(prefix);
   await database.drop();
@@ -266,6 +298,9 @@ async function runRelay(): Promise<RelayResult> {
     lastSubmittedMs: msSinceT0(times?.last_submitted ?? null),
     pendingToSubmitted: split?.ps50 == null ? null : { p50: split.ps50, p99: split.ps99 ?? NaN },
     submittedToConfirmed: split?.sc50 == null ? null : { p50: split.sc50, p99: split.sc99 ?? NaN },
+    acceptedToConfirmed: split?.ac50 == null ? null : { p50: split.ac50, p99: split.ac99 ?? NaN },
+    peakRss,
+    ceiling,
     replaced: Number(replacedRow?.n ?? 0),
     notConfirmed,
     blocks,
@@ -398,18 +433,19 @@ async function runBaseline(): Promise<BaselineResult> {
 
 async function main() {
   const relay = await runRelay();
-  const baseline = await runBaseline();
+  const baseline = baselines === "ceiling" ? null : await runBaseline();
 
   const confirmed = relay.statuses.CONFIRMED ?? 0;
   const relayRate = relay.lastConfirmedMs ? confirmed / (relay.lastConfirmedMs / 1000) : 0;
-  const baseRate = baseline.lastMs ? baseline.confirmed / (baseline.lastMs / 1000) : 0;
+  const baseRate = baseline?.lastMs ? baseline.confirmed / (baseline.lastMs / 1000) : 0;
+  const ceilingRate = relay.ceiling?.perSecond ?? 0;
   const fmtMs = (ms: number | null) => (ms === null ? "—" : `${seconds(ms)} s`);
   const blocksLine = (b: ReturnType<typeof blockStats>) =>
     `${b.blocks} blocks carried ${b.transactions} txs: max ${b.maxPerBlock}/block, mean ${b.meanPerBlock.toFixed(0)}; fullest block ${(b.maxFill * 100).toFixed(1)}% of its ${b.gasLimit} gas`;
 
   process.stdout.write("\n");
   line("settings", `${count} × Recorder.${call} over ${walletCount} wallets; anvil --block-time ${blockTime} --gas-limit ${gasLimit}`);
-  line("", `${workers} tx-worker process(es), TX_CONCURRENCY ${txConcurrency}; ${clients} HTTP clients; chain confirmations 1`);
+  line("", `${workers} tx-worker process(es), TX_CONCURRENCY ${txConcurrency}; ${rate > 0 ? `open loop at ${rate} req/s` : `${clients} closed-loop HTTP clients`}; chain confirmations 1`);
 
   line("relay (gateway + tx-worker processes)", `${relayRate.toFixed(0)} confirmed tx/s (${confirmed} CONFIRMED, first request → last CONFIRMED ${fmtMs(relay.lastConfirmedMs)})`);
   line("  ingress (all requests answered)", `${seconds(relay.ingress.seconds * 1000)} s, ${relay.ingress.perSecond.toFixed(0)} req/s, p50/p99 ${relay.ingress.p50.toFixed(1)}/${relay.ingress.p99.toFixed(1)} ms, statuses ${JSON.stringify(relay.ingress.statuses)}`);
@@ -417,8 +453,10 @@ async function main() {
   line("  first / last CONFIRMED", `${fmtMs(relay.firstConfirmedMs)} / ${fmtMs(relay.lastConfirmedMs)} after the first request`);
   line("  last SUBMITTED (broadcast)", fmtMs(relay.lastSubmittedMs));
   line("  last block with a tx seen", fmtMs(relay.lastMinedMs));
-  if (relay.pendingToSubmitted) line("  accepted → SUBMITTED p50 / p99", `${seconds(relay.pendingToSubmitted.p50)} / ${seconds(relay.pendingToSubmitted.p99)} s`);
+  if (relay.pendingToSubmitted) line("  accept → broadcast (SUBMITTED) p50 / p99", `${seconds(relay.pendingToSubmitted.p50)} / ${seconds(relay.pendingToSubmitted.p99)} s`);
   if (relay.submittedToConfirmed) line("  SUBMITTED → CONFIRMED p50 / p99", `${seconds(relay.submittedToConfirmed.p50)} / ${seconds(relay.submittedToConfirmed.p99)} s`);
+  if (relay.acceptedToConfirmed) line("  accept → CONFIRMED p50 / p99", `${seconds(relay.acceptedToConfirmed.p50)} / ${seconds(relay.acceptedToConfirmed.p99)} s`);
+  line("  peak RSS (VmHWM)", Object.entries(relay.peakRss).map(([name, mib]) => `${name} ${mib.toFixed(0)} MiB`).join(", "));
   line("  blocks", blocksLine(relay.blocks));
   line("  transactions with a replacement", String(relay.replaced));
   line("  JSON-RPC calls per transaction", relay.rpc);
@@ -430,24 +468,42 @@ async function main() {
   for (const tx of relay.notConfirmed) line("  NOT CONFIRMED", `${tx.id} ${tx.status} from ${tx.from} nonce ${tx.nonce} hash ${tx.hash} ${tx.error ?? ""}`);
   printCpu(relay.cpu, confirmed);
 
-  line("baseline (ethers v6 directly)", `${baseRate.toFixed(0)} confirmed tx/s (${baseline.confirmed} status 1, first send → last receipt ${fmtMs(baseline.lastMs)})`);
-  line("  all sendTransaction calls returned", `${seconds(baseline.sendSeconds * 1000)} s (${baseline.sent} sent, ${baseline.sendErrors.length} refused; ${baselineConcurrency} in flight)`);
-  for (const e of baseline.sendErrors.slice(0, 5)) line("    refused", e);
-  line("  first / last receipt", `${fmtMs(baseline.firstMs)} / ${fmtMs(baseline.lastMs)}`);
-  if (baseline.reverted || baseline.missing) line("  NOT CONFIRMED", `${baseline.reverted} reverted, ${baseline.missing} without a receipt`);
-  line("  blocks", blocksLine(baseline.blocks));
-  line("  JSON-RPC calls per transaction", baseline.rpc);
-  printCpu(baseline.cpu, baseline.confirmed);
+  const { ceiling } = relay;
+  if (ceiling) {
+    line("ceiling (pre-signed, pushed to the same anvil)", `${ceilingRate.toFixed(0)} mined tx/s (${ceiling.mined} of ${ceiling.pushed} mined, first push → last receipt ${seconds(ceiling.seconds * 1000)} s)`);
+    for (const e of ceiling.refused) line("    refused", e);
+    line("  blocks", blocksLine(ceiling.blocks));
+  }
+  if (baseline) {
+    line("baseline (ethers v6 directly)", `${baseRate.toFixed(0)} confirmed tx/s (${baseline.confirmed} status 1, first send → last receipt ${fmtMs(baseline.lastMs)})`);
+    line("  all sendTransaction calls returned", `${seconds(baseline.sendSeconds * 1000)} s (${baseline.sent} sent, ${baseline.sendErrors.length} refused; ${baselineConcurrency} in flight)`);
+    for (const e of baseline.sendErrors.slice(0, 5)) line("    refused", e);
+    line("  first / last receipt", `${fmtMs(baseline.firstMs)} / ${fmtMs(baseline.lastMs)}`);
+    if (baseline.reverted || baseline.missing) line("  NOT CONFIRMED", `${baseline.reverted} reverted, ${baseline.missing} without a receipt`);
+    line("  blocks", blocksLine(baseline.blocks));
+    line("  JSON-RPC calls per transaction", baseline.rpc);
+    printCpu(baseline.cpu, baseline.confirmed);
+  }
 
-  line("ratio relay / baseline", baseRate ? (relayRate / baseRate).toFixed(2) : "—");
+  if (ceiling) line("ratio relay / ceiling", ceilingRate ? (relayRate / ceilingRate).toFixed(2) : "—");
+  if (baseline) line("ratio relay / ethers baseline", baseRate ? (relayRate / baseRate).toFixed(2) : "—");
   const allConfirmed = confirmed === count && !relay.timedOut;
-  line("target", `>= 500 confirmed tx/s, all CONFIRMED: ${relayRate >= 500 && allConfirmed ? "met" : "NOT met"} in this run${allConfirmed ? "" : " (not all CONFIRMED)"}`);
-  line("what bounds it (this run)", diagnose(relay, relayRate, baseline, baseRate));
+  const cpuPerTxMs = (Object.values(relay.cpu.groups).reduce((a, b) => a + b, 0) / Math.max(1, confirmed)) * 1000;
+  const targets: [string, boolean | null][] = [
+    [`confirmed tx/s >= 0.4 × the ceiling (${(0.4 * ceilingRate).toFixed(0)})`, ceiling ? relayRate >= 0.4 * ceilingRate : null],
+    [`SUBMITTED → CONFIRMED p50 <= one block + 500 ms (${blockTime * 1000 + 500} ms)`, relay.submittedToConfirmed ? relay.submittedToConfirmed.p50 <= blockTime * 1000 + 500 : null],
+    [`accept → broadcast p50 < 300 ms${rate > 0 ? "" : " (meant at half load: run with --rate)"}`, relay.pendingToSubmitted ? relay.pendingToSubmitted.p50 < 300 : null],
+    ["CPU per confirmed tx <= 3 ms over all processes (meant at 100 tx/s: --rate 100)", cpuPerTxMs <= 3],
+    ["peak RSS: gateway <= 200 MiB, each tx-worker <= 250 MiB", Object.entries(relay.peakRss).every(([name, mib]) => mib <= (name === "gateway" ? 200 : 250))],
+    ["all CONFIRMED", allConfirmed],
+  ];
+  for (const [what, met] of targets) line("target", `${what}: ${met === null ? "not measured" : met ? "met" : "NOT met"} in this run`);
+  line("what bounds it (this run)", diagnose(relay, relayRate, baseline, ceilingRate || baseRate));
   process.exit(allConfirmed ? 0 : 2);
 }
 
 /** A first reading of the numbers; the person reporting checks it against the lines above. */
-function diagnose(relay: RelayResult, relayRate: number, baseline: BaselineResult, baseRate: number): string {
+function diagnose(relay: RelayResult, relayRate: number, baseline: BaselineResult | null, baseRate: number): string {
   const notes: string[] = [];
   const { cpu } = relay;
   const confirmed = Math.max(1, relay.statuses.CONFIRMED ?? 0);
@@ -463,7 +519,7 @@ function diagnose(relay: RelayResult, relayRate: number, baseline: BaselineResul
   );
   notes.push(
     `node: anvil used ${(share(cpu.groups.anvil ?? 0) * 100).toFixed(0)}% of a core` +
-      (baseRate > 0 ? `; the same anvil setup took ${baseRate.toFixed(0)} tx/s from ethers directly (${(baseRate / Math.max(1, relayRate)).toFixed(1)}× the relay)` : ""),
+      (baseRate > 0 ? `; the same anvil setup took ${baseRate.toFixed(0)} tx/s ${relay.ceiling ? "pre-signed" : "from ethers directly"} (${(baseRate / Math.max(1, relayRate)).toFixed(1)}× the relay)` : ""),
   );
   notes.push(
     `CPU: ${(cpuPerTx * 1000).toFixed(1)} ms of CPU per confirmed transaction over the processes measured, i.e. at most ~${(cpu.cores / cpuPerTx).toFixed(0)} tx/s on ${cpu.cores} cores; the machine was ${(machineBusy * 100).toFixed(0)}% busy; ` +
@@ -476,9 +532,9 @@ function diagnose(relay: RelayResult, relayRate: number, baseline: BaselineResul
   notes.push(
     `budget: 500 tx/s on ${cpu.cores} cores leaves ${((cpu.cores / 500) * 1000).toFixed(1)} ms of CPU per transaction for everything, anvil's share included (${(anvilPerTx * 1000).toFixed(1)} ms/tx here, for ${relay.rpc.split(",").length} JSON-RPC methods per tx and its per-call log line)`,
   );
-  const benchShare = Object.entries(baseline.cpu.groups).find(([name]) => name.startsWith("bench process"))?.[1] ?? 0;
-  if (benchShare / baseline.cpu.wallSeconds > 0.8) {
-    notes.push(`the baseline is itself CPU-bound: its one Node process (ethers: populate, sign, JSON-RPC) used ${((benchShare / baseline.cpu.wallSeconds) * 100).toFixed(0)}% of a core, ${((benchShare / Math.max(1, baseline.confirmed)) * 1000).toFixed(1)} ms/tx`);
+  const benchShare = Object.entries(baseline?.cpu.groups ?? {}).find(([name]) => name.startsWith("bench process"))?.[1] ?? 0;
+  if (baseline && benchShare / baseline.cpu.wallSeconds > 0.8) {
+    notes.push(`the ethers baseline is itself CPU-bound: its one Node process (ethers: populate, sign, JSON-RPC) used ${((benchShare / baseline.cpu.wallSeconds) * 100).toFixed(0)}% of a core, ${((benchShare / Math.max(1, baseline.confirmed)) * 1000).toFixed(1)} ms/tx`);
   }
   const busiest = ranked[0];
   if (busiest && share(busiest[1]) > 0.9 && !/\(\d+\)/.test(busiest[0])) notes.push(`${busiest[0]} is near one full core: a single Node event loop is saturated there`);

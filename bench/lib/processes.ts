@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { APP_NODE_FLAGS } from "@relay/core";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 const root = resolve(__dirname, "../..");
@@ -39,3 +40,13 @@ export const stopApp = (child: ChildProcess) =>
     child.once("exit", () => done());
     child.kill("SIGTERM");
   });
+
+/** The peak resident set size of a running process (VmHWM), in MiB; NaN once it has ended. */
+export function peakRssMiB(pid: number): number {
+  try {
+    const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kib ? Number(kib) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
