@@ -12,7 +12,11 @@ const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
 export function startApp(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the apps under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...nodeArgs, "--import", "tsx", resolve(root, entry)], {
+  // BENCH_APPS=built runs an app's bundle (`pnpm build` first), as npm start and the image do;
+  // otherwise its TypeScript sources through tsx, as the tests do.
+  const built = process.env.BENCH_APPS === "built" ? /^(apps\/[^/]+)\/src\/main\.ts$/.exec(entry) : null;
+  const target = built ? [resolve(root, built[1]!, "dist/main.js")] : ["--import", "tsx", resolve(root, entry)];
+  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...nodeArgs, ...target], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: "warn", WEBHOOK_SECRET_KEY, ...env },
     stdio: ["ignore", process.env.BENCH_APP_STDOUT ? "inherit" : "ignore", "inherit"],
