@@ -79,7 +79,7 @@ function isProviderFault(result: JsonRpcResult): boolean {
  * ethers' JsonRpcProvider with its transport replaced by Node's http client over keep-alive
  * connections: ethers decodes every response body with its own JavaScript UTF-8 decoder, which
  * cost a tenth of a transaction worker's CPU on batched answers and block receipts, and Node's
- * fetch cost another tenth per request (docs/benchmarks.md); here Node parses the JSON natively.
+ * fetch cost another tenth per request (docs/benchmarks-history.md); here Node parses the JSON natively.
  * Everything else (batching, error mapping) stays ethers'. A non-2xx answer and a time-out throw
  * ethers' SERVER_ERROR and TIMEOUT, as its own transport does.
  *
