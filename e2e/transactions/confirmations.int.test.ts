@@ -131,7 +131,8 @@ describe("a chain that needs 3 confirmations, mined block by block", () => {
     // Not mined after the stuck time: a replacement, the only way the nonce gets used now.
     const deadline = Date.now() + 20_000;
     let replaced = await read(transactionId);
-    while (replaced.attempts.length < 2) {
+    // The replacement is stored before it is broadcast; the transaction's hash moves to it once sent.
+    while (replaced.attempts.length < 2 || replaced.hash !== replaced.attempts.at(-1)!.hash) {
       if (Date.now() > deadline) throw new Error(`never replaced: ${JSON.stringify(replaced)}`);
       await sleep(100);
       replaced = await read(transactionId);

@@ -73,7 +73,8 @@ describe("speeding up a transaction", () => {
 
     const deadline = Date.now() + 20_000;
     let replaced = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
-    while (replaced.attempts.length < 2) {
+    // The replacement is stored before it is broadcast; the transaction's hash moves to it once sent.
+    while (replaced.attempts.length < 2 || replaced.hash !== replaced.attempts.at(-1)!.hash) {
       if (Date.now() > deadline) throw new Error(`not replaced: ${JSON.stringify(replaced)}`);
       await new Promise((r) => setTimeout(r, 100));
       replaced = await readTransaction(h.baseUrl, project.apiKey, project.projectId, id);
