@@ -90,7 +90,8 @@ describe("@relay/client against the relay", () => {
       const submitted = await readUntil(transactionId, (t) => t.status === "SUBMITTED");
       const speedUp = await relay.speedUpTransaction(transactionId);
       expect(speedUp).toEqual({ transactionId, status: "SUBMITTED", speedUp: "requested", capped: false });
-      await readUntil(transactionId, (t) => t.attempts.length === 2);
+      // Stored a moment before it is broadcast: the transaction's hash moves to it once sent.
+      await readUntil(transactionId, (t) => t.attempts.length === 2 && t.hash === t.attempts[1]!.hash);
       await rpc.send("evm_mine", []);
       const final = await relay.waitForTransaction(transactionId, { intervalMs: 100, timeoutMs: 30_000 });
       expect(final.status).toBe("CONFIRMED");
