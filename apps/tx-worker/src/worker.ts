@@ -13,7 +13,7 @@ import {
 } from "@relay/db";
 import { createProviders } from "@relay/chain";
 import { jobMetrics, type Registry } from "@relay/metrics";
-import { createProducer, createTypedWorker, reviveIfLost, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
+import { createProducer, createTypedWorker, workerGroup, type Producer, type Redis, type WorkerGroup } from "@relay/queue";
 import { createChainDirectory } from "./chain-directory";
 import { cachedWallets } from "./cached-wallets";
 
@@ -25,9 +25,9 @@ import { createReconcileNoncesProcessor } from "./processors/reconcile-nonces.pr
 import { createCheckBalancesProcessor } from "./processors/check-balances.processor";
 import { createFollowBlocksProcessor } from "./processors/follow-blocks.processor";
 import { createBlockFollower } from "./lifecycle/block-follower";
+import { createFollowerSleep } from "./lifecycle/follower-sleep";
+import { createFollowerWatch } from "./lifecycle/follower-watch";
 
-/** How often a process checks, from a transaction's job, that its chain's block follower is alive. */
-const ENSURE_FOLLOWER_EVERY_MS = 10_000;
 /** Chains followed at once by one process (each chain has one follower job, run by one process at a time). */
 const FOLLOWED_CHAINS_AT_ONCE = 8;
 
@@ -63,6 +63,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   // Many jobs run at once: their reads of transactions and attempts share statements.
   const transactions = createTransactionRepository({ sql: deps.sql, db: deps.db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   const producer = createProducer({ connection: deps.redis, prefix: deps.queuePrefix });
+  const followerSleep = createFollowerSleep(deps.redis, deps.queuePrefix);
   const stepDeps = {
     transactions,
     fillers: createNonceFillerRepository(deps.sql),
@@ -77,7 +78,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     chains: createChainDirectory({ chains: createChainRepository(deps.db), providers, logger: deps.logger }),
     signer: deps.signer,
     now,
-    blockFollower: { ensure: everyFewSeconds(now, (chainId: bigint) => reviveIfLost(producer, "followBlocks", { v: 1, chainId: chainId.toString() })) },
+    blockFollower: createFollowerWatch({ producer, sleep: followerSleep, now }),
   };
   const settings = {
     connection: deps.redis,
@@ -89,7 +90,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
-    createTypedWorker("followBlocks", createFollowBlocksProcessor(stepDeps, createBlockFollower()), { ...settings, concurrency: FOLLOWED_CHAINS_AT_ONCE }),
+    createTypedWorker("followBlocks", createFollowBlocksProcessor(stepDeps, createBlockFollower(), followerSleep), { ...settings, concurrency: FOLLOWED_CHAINS_AT_ONCE }),
     createTypedWorker(
       "checkBalances",
       createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps }),
@@ -116,23 +117,5 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
       providers.destroy();
       return closed;
     },
-  };
-}
-
-/**
- * `check` for a chain at most once per ENSURE_FOLLOWER_EVERY_MS in this process (a failed check is
- * tried again at the next call): thousands of transactions' jobs share one look at Redis.
- */
-function everyFewSeconds(now: () => number, check: (chainId: bigint) => Promise<unknown>) {
-  const checked = new Map<bigint, { at: number; done: Promise<void> }>();
-  return (chainId: bigint): Promise<void> => {
-    const last = checked.get(chainId);
-    if (last && now() - last.at < ENSURE_FOLLOWER_EVERY_MS) return last.done;
-    const done = check(chainId).then(
-      () => undefined,
-      () => void checked.delete(chainId),
-    );
-    checked.set(chainId, { at: now(), done });
-    return done;
   };
 }

@@ -29,6 +29,8 @@ export interface FollowPass {
   /** SUBMITTED transactions looked at (an attempt mined in a new block, or confirmations reached). */
   looked: number;
   failed: number;
+  /** Transactions mined and still counting their confirmations after this pass. */
+  counting: number;
 }
 
 /**
@@ -101,7 +103,9 @@ export function createBlockFollower() {
           }
         }),
       );
-      return { blocks: fresh.length, looked: keys.size, failed };
+      let counting = 0;
+      for (const waiting of state.counting.values()) counting += waiting.length;
+      return { blocks: fresh.length, looked: keys.size, failed, counting };
     },
   };
 }

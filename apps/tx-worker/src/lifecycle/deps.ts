@@ -16,8 +16,8 @@ export interface StepDeps {
   now: () => number;
   /**
    * The chains' block followers (block-follower.ts), which settle mined transactions once per
-   * block: `ensure` makes sure the chain's is alive. Absent, each transaction's job looks at the
-   * chain itself every block.
+   * block: `ensure` makes sure the chain's is alive and awake (follower-watch.ts); it never
+   * throws. Absent, each transaction's job looks at the chain itself every block.
    */
   blockFollower?: { ensure: (chainId: bigint) => Promise<void> };
 }

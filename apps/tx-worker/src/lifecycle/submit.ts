@@ -115,5 +115,7 @@ async function sendAttempt(deps: StepDeps, handle: ChainHandle, tx: TransactionR
     set: { fromAddress: attempt.fromAddress, nonce: attempt.nonce, gasLimit: attempt.gasLimit, hash: attempt.hash },
     markBroadcast: attempt.hash,
   });
+  // Its chain's block follower, asleep with nothing in flight, follows it from the next block.
+  await deps.blockFollower?.ensure(tx.chainId);
   return runAgainIn(chain.blockTimeMs);
 }
