@@ -7,6 +7,16 @@
  * status with exactly its `message`. Some examples use their record up (cancel, delete, retire):
  * run it once per start.
  */
+import {
+  EXAMPLE_METHODS,
+  isReference,
+  responsesOf,
+  type OpenAPIObject,
+  type OperationObject,
+  type ParameterObject,
+  type ReferenceObject,
+  type ResponseObject,
+} from "../../apps/gateway/src/reference/openapi-objects";
 
 export interface ExampleRequest {
   params?: Record<string, string>;
@@ -26,29 +36,14 @@ export interface ExampleOutcome {
   ok: boolean;
 }
 
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  example?: unknown;
-}
-interface Operation {
-  parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { example?: unknown }> };
-  responses?: Record<string, { content?: Record<string, { examples?: Record<string, { value?: unknown; "x-request"?: ExampleRequest }> }> }>;
-  "x-example-status"?: number;
-}
-export interface OpenApiDocument {
-  paths?: Record<string, Record<string, Operation>>;
-}
-
-const METHODS = ["get", "put", "post", "delete", "patch"] as const;
+/** The document as GET /openapi.json serves it. */
+export type OpenApiDocument = OpenAPIObject;
 
 export async function runReferenceExamples(options: { baseUrl: string; apiKey: string; document: OpenApiDocument; fetch?: typeof fetch }): Promise<ExampleOutcome[]> {
   const send = options.fetch ?? fetch;
   const outcomes: ExampleOutcome[] = [];
   for (const [path, item] of Object.entries(options.document.paths ?? {})) {
-    for (const method of METHODS) {
+    for (const method of EXAMPLE_METHODS) {
       const operation = item[method];
       if (!operation) continue;
       const call = async (request: ExampleRequest): Promise<{ status: number; message: string | undefined }> => {
@@ -69,20 +64,21 @@ export async function runReferenceExamples(options: { baseUrl: string; apiKey: s
       };
 
       const request = exampleRequest(operation);
-      const missing = (operation.parameters ?? []).filter((p) => p.required && p.example === undefined).map((p) => p.name);
-      const expectedStatus = operation["x-example-status"];
-      const expected = expectedStatus ? `${expectedStatus} ${messageOf(operation.responses?.[expectedStatus]) ?? ""}`.trim() : "2xx";
+      const missing = parametersOf(operation).filter((p) => p.required && p.example === undefined).map((p) => p.name);
+      const expectedStatus = operation["x-example-status"] as number | undefined;
+      const expected = expectedStatus ? `${expectedStatus} ${messageOf(responseAt(operation, expectedStatus)) ?? ""}`.trim() : "2xx";
       if (missing.length > 0 || (operation.requestBody && request.body === undefined)) {
         outcomes.push({ method, path, example: "example", expected, status: 0, message: `no example for ${missing.join(", ") || "the body"}`, ok: false });
       } else {
         const answer = await call(request);
-        const ok = expectedStatus ? answer.status === expectedStatus && answer.message === messageOf(operation.responses?.[expectedStatus]) : answer.status >= 200 && answer.status < 300;
+        const ok = expectedStatus ? answer.status === expectedStatus && answer.message === messageOf(responseAt(operation, expectedStatus)) : answer.status >= 200 && answer.status < 300;
         outcomes.push({ method, path, example: "example", expected, ...answer, ok });
       }
 
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        for (const [name, example] of Object.entries(response.content?.["application/json"]?.examples ?? {})) {
-          const errorRequest = example["x-request"];
+      for (const [status, response] of responsesOf(operation)) {
+        for (const [name, example] of Object.entries(examplesOf(response))) {
+          if (isReference(example)) continue;
+          const errorRequest = example["x-request"] as ExampleRequest | undefined;
           if (!errorRequest) continue;
           const message = (example.value as { message?: string } | undefined)?.message;
           const answer = await call(errorRequest);
@@ -95,20 +91,28 @@ export async function runReferenceExamples(options: { baseUrl: string; apiKey: s
 }
 
 /** The request an operation's examples make up: its parameters' examples and its body's. */
-function exampleRequest(operation: Operation): ExampleRequest {
+function exampleRequest(operation: OperationObject): ExampleRequest {
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
-  for (const p of operation.parameters ?? []) {
+  for (const p of parametersOf(operation)) {
     if (p.example === undefined) continue;
     if (p.in === "path") params[p.name] = String(p.example);
     if (p.in === "query") query[p.name] = String(p.example);
   }
-  return { params, query, body: operation.requestBody?.content?.["application/json"]?.example };
+  const body = operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content?.["application/json"]?.example : undefined;
+  return { params, query, body };
 }
 
-function messageOf(response: NonNullable<Operation["responses"]>[string] | undefined): string | undefined {
-  const first = Object.values(response?.content?.["application/json"]?.examples ?? {})[0];
-  return (first?.value as { message?: string } | undefined)?.message;
+const parametersOf = (operation: OperationObject): ParameterObject[] => (operation.parameters ?? []).flatMap((p) => (isReference(p) ? [] : [p]));
+
+const responseAt = (operation: OperationObject, status: number) => operation.responses?.[status] as ResponseObject | ReferenceObject | undefined;
+
+const examplesOf = (response: ResponseObject | ReferenceObject | undefined) =>
+  response && !isReference(response) ? (response.content?.["application/json"]?.examples ?? {}) : {};
+
+function messageOf(response: ResponseObject | ReferenceObject | undefined): string | undefined {
+  const first = Object.values(examplesOf(response))[0];
+  return (first && !isReference(first) ? (first.value as { message?: string } | undefined) : undefined)?.message;
 }
 
 /** The outcomes as a table a person reads: one line per request, failures marked. */

@@ -26,13 +26,25 @@ export interface RunOptions {
   cwd?: string;
 }
 
-/** Runs `relay <args>` with only PATH and the environment given here. */
-export function runRelay(args: string[], env: Record<string, string>, options: RunOptions = {}): Promise<ProcessResult> {
+/** What the child takes from the process that starts it: only where to find executables. */
+export interface Inherited {
+  PATH: string;
+}
+
+export type RunRelay = (args: string[], env: Record<string, string>, options?: RunOptions) => Promise<ProcessResult>;
+
+/** A runner of `relay <args>` with only `inherited` and the environment given to each run. */
+export const createRelayRunner =
+  (inherited: Inherited): RunRelay =>
+  (args, env, options = {}) =>
+    spawnRelay(args, { ...inherited, ...env }, options);
+
+function spawnRelay(args: string[], env: Record<string, string>, options: RunOptions): Promise<ProcessResult> {
   const started = Date.now();
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
       cwd: options.cwd ?? NO_DEV_KEYS,
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env,
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

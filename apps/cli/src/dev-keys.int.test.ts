@@ -14,8 +14,9 @@ import { createDatabase, createEventCallbackRepository, createPool, createWallet
 import { createProjectFixture, createTestDatabase, testKek } from "@relay/testing";
 import { sealWebhookSecret } from "@relay/webhooks";
 import { openTestDatabase, testDatabaseUrl } from "./cli-harness";
-import { runRelay } from "./cli-process";
+import { createRelayRunner } from "./cli-process";
 
+const runRelay = createRelayRunner({ PATH: process.env.PATH ?? "" });
 const newKey = () => randomBytes(32).toString("base64");
 /** The keyring the workers build from this KEY_ENCRYPTION_KEY. */
 const kekOf = (key: string) => loadCliConfig({ needsKek: true }, { KEY_ENCRYPTION_KEY: key }).kek!;

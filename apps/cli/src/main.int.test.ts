@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { Wallet } from "ethers";
 import { testDatabaseUrl } from "./cli-harness";
-import { runRelay } from "./cli-process";
+import { createRelayRunner } from "./cli-process";
 
-/** The real binary, as `npm run relay` runs it, with only the environment given here. */
+/** The real binary, as `npm run relay` runs it, with only PATH and the environment given here. */
+const runRelay = createRelayRunner({ PATH: process.env.PATH ?? "" });
 const relay = (args: string[], env: Record<string, string>, stdin = "") => runRelay(args, env, { stdin });
 
 describe("relay binary (main.ts)", () => {

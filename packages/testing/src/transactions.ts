@@ -1,24 +1,26 @@
 /** Helpers for transaction tests: register an anvil chain, fund wallets, read and await a transaction over HTTP. */
 import { parseEther, toBeHex, JsonRpcProvider } from "ethers";
 import { createChainRepository, type Database } from "@relay/db";
-import type { AnvilInstance } from "@relay/testing";
 
 export const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED", "CANCELLED", "EXPIRED"];
 
-/** Registers an anvil node as a chain, with short timings so tests run fast. */
+/**
+ * Registers an anvil node as a chain, with short timings so tests run fast. `node` may be any RPC
+ * URL with the chain id it is registered under: a proxy in front of anvil, a port nothing answers.
+ */
 export async function addChain(
   db: Database,
-  anvil: AnvilInstance,
-  overrides: { stuckAfterSeconds?: number; confirmations?: number; lowBalanceThresholdWei?: bigint; maxFeePerGasCapWei?: bigint } = {},
+  node: { chainId: number | bigint; rpcUrl: string },
+  overrides: { stuckAfterSeconds?: number; confirmations?: number; lowBalanceThresholdWei?: bigint; maxFeePerGasCapWei?: bigint; blockTimeMs?: number } = {},
 ) {
   await createChainRepository(db).upsert({
     ...(overrides.maxFeePerGasCapWei === undefined ? {} : { maxFeePerGasCapWei: overrides.maxFeePerGasCapWei }),
-    chainId: BigInt(anvil.chainId),
-    name: `anvil ${anvil.chainId}`,
-    rpcUrls: [anvil.rpcUrl],
+    chainId: BigInt(node.chainId),
+    name: `anvil ${node.chainId}`,
+    rpcUrls: [node.rpcUrl],
     confirmations: overrides.confirmations ?? 1,
     lowBalanceThresholdWei: overrides.lowBalanceThresholdWei ?? 0n,
-    blockTimeMs: 200,
+    blockTimeMs: overrides.blockTimeMs ?? 200,
     stuckAfterSeconds: overrides.stuckAfterSeconds ?? 30,
   });
 }

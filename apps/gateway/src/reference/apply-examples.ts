@@ -1,3 +1,4 @@
+import { EXAMPLE_METHODS, isReference, responsesOf, type OpenAPIObject, type OperationObject } from "./openapi-objects";
 import { operationExamples, type ExampleRequest, type OperationExamples } from "./operation-examples";
 import { OTHER_PROJECT_ID, type ReferenceExamples } from "./reference-examples";
 
@@ -19,33 +20,15 @@ export interface ErrorExample {
   "x-request"?: ExampleRequest & { apiKey?: false };
 }
 
-interface Parameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  example?: unknown;
-}
-interface Operation {
-  description?: string;
-  security?: unknown[];
-  parameters?: Parameter[];
-  requestBody?: { content: Record<string, { example?: unknown }> };
-  responses: Record<string, { content?: Record<string, { examples?: Record<string, ErrorExample> }> }>;
-  "x-example-status"?: number;
-}
-type Document = { paths?: Record<string, Record<string, Operation>> };
-
 /** Marks the status an operation's example answers when that is not a 2xx (speedUp on the quick start). */
 export const EXAMPLE_STATUS = "x-example-status";
 
-const METHODS = ["get", "put", "post", "delete", "patch"] as const;
-
 /** A copy of `document` whose every operation carries the examples built from `x`. */
 export function withReferenceExamples<T extends object>(document: T, x: ReferenceExamples, limits: ExampleLimits): T {
-  const copy = structuredClone(document) as T & Document;
+  const copy = structuredClone(document) as T & OpenAPIObject;
   const table = operationExamples(x, limits);
   for (const [path, item] of Object.entries(copy.paths ?? {})) {
-    for (const method of METHODS) {
+    for (const method of EXAMPLE_METHODS) {
       const operation = item[method];
       const examples = table[`${method} ${path}`];
       if (operation && examples) applyTo(operation, examples, limits);
@@ -54,23 +37,24 @@ export function withReferenceExamples<T extends object>(document: T, x: Referenc
   return copy;
 }
 
-function applyTo(operation: Operation, examples: OperationExamples, limits: ExampleLimits): void {
+function applyTo(operation: OperationObject, examples: OperationExamples, limits: ExampleLimits): void {
   const { request } = examples;
   for (const parameter of operation.parameters ?? []) {
+    if (isReference(parameter)) continue;
     const value = (parameter.in === "path" ? request.params : parameter.in === "query" ? request.query : undefined)?.[parameter.name];
     // The document shows exactly the request that is sent: no schema's example beside it.
     if (value !== undefined) parameter.example = value;
     else delete parameter.example;
   }
-  const body = operation.requestBody?.content["application/json"];
+  const body = operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content["application/json"] : undefined;
   if (body && request.body !== undefined) body.example = request.body;
   if (examples.answers) {
     operation[EXAMPLE_STATUS] = examples.answers.status;
     operation.description = [operation.description, examples.answers.why].filter(Boolean).join("\n\n");
   }
   const secured = (operation.security ?? []).length > 0;
-  for (const [status, response] of Object.entries(operation.responses)) {
-    const content = response.content?.["application/json"];
+  for (const [status, response] of responsesOf(operation)) {
+    const content = isReference(response) ? undefined : response.content?.["application/json"];
     const example = Number(status) >= 400 ? errorExample(Number(status), examples, secured, limits) : undefined;
     if (content && example) content.examples = { [exampleName(Number(status))]: example };
   }

@@ -1,27 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
-import { createProviders, encodeCall, parseFunctionSignature } from "@relay/chain";
+import { encodeCall, parseFunctionSignature } from "@relay/chain";
 import { createLogger } from "@relay/core";
-import { createLocalSigner } from "@relay/custody";
-import {
-  createChainRepository,
-  createDatabase,
-  createNonceFillerRepository,
-  createPool,
-  createTopUpRepository,
-  createTransactionRepository,
-  createWalletBalanceRepository,
-  createWalletRepository,
-  type Database,
-  type Sql,
-  type TransactionRepository,
-} from "@relay/db";
+import { createTransactionRepository, type Sql, type TransactionRepository } from "@relay/db";
 import type { Job } from "@relay/queue";
-import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, testDatabaseUrl, testKek, type AnvilInstance, type RpcInterceptor } from "@relay/testing";
-import { createChainDirectory } from "../chain-directory";
+import { addChain, createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, type AnvilInstance, type RpcInterceptor } from "@relay/testing";
 import { createProcessTransactionProcessor } from "../processors/process-transaction.processor";
 import { createBlockFollower } from "./block-follower";
 import type { StepDeps } from "./deps";
+import { openStepDeps, type StepDepsFixture } from "./step-deps.test-support";
 
 const logger = createLogger({ name: "block-follower-test", level: "silent" });
 const context = { job: {} as Job, logger };
@@ -42,15 +29,12 @@ interface TestChain {
 }
 
 describe("block follower", () => {
-  let pool: ReturnType<typeof createPool>;
-  let db: Database;
-  let providers: ReturnType<typeof createProviders>;
+  let fixture: StepDepsFixture;
   let transactions: TransactionRepository;
   let deps: StepDeps;
   /** Statement names run through the repository, in order. */
   const statements: string[] = [];
   const chains: TestChain[] = [];
-  const kek = testKek();
 
   async function startChain(chainId: bigint, options: { confirmations: number; withoutBlockReceipts?: boolean }): Promise<TestChain> {
     const anvil = await startAnvil({ chainId: Number(chainId), extraArgs: ["--gas-limit", "1000000000"] });
@@ -64,15 +48,7 @@ describe("block follower", () => {
       if (options.withoutBlockReceipts && method === "eth_getBlockReceipts") return { error: { code: -32601, message: "the method eth_getBlockReceipts does not exist/is not available" } };
       return undefined;
     });
-    await createChainRepository(db).upsert({
-      chainId,
-      name: `follower test ${chainId}`,
-      rpcUrls: [proxy.url],
-      confirmations: options.confirmations,
-      lowBalanceThresholdWei: 0n,
-      blockTimeMs: 200,
-      stuckAfterSeconds: 600,
-    });
+    await addChain(fixture.db, { chainId, rpcUrl: proxy.url }, { confirmations: options.confirmations, stuckAfterSeconds: 600 });
     const chain = { chainId, anvil, rpc, proxy, calls, recorder: recorder.address };
     chains.push(chain);
     return chain;
@@ -80,7 +56,7 @@ describe("block follower", () => {
 
   /** `count` transactions of a project of `wallets` funded wallets, each signed and broadcast by its job's first run: SUBMITTED, in anvil's pool. */
   async function submitted(chain: TestChain, count: number, wallets: number) {
-    const project = await createProjectFixture(db, kek, { wallets });
+    const project = await createProjectFixture(fixture.db, fixture.kek, { wallets });
     for (const w of project.wallets) await chain.rpc.send("anvil_setBalance", [w.address, toBeHex(parseEther("100"))]);
     const process = createProcessTransactionProcessor(deps);
     const ids: string[] = [];
@@ -120,37 +96,29 @@ describe("block follower", () => {
   }
 
   beforeAll(async () => {
-    pool = createPool({ url: testDatabaseUrl() });
-    db = createDatabase({ pool });
-    const counted: Sql = {
-      query: ((config: unknown, values?: unknown) => {
-        if (typeof config === "object" && config !== null && "name" in config) statements.push(String(config.name));
-        return pool.query(config as never, values as never);
-      }) as Sql["query"],
-    };
-    providers = createProviders({ timeoutMs: 10_000 });
-    transactions = createTransactionRepository({ sql: counted, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
-    const wallets = createWalletRepository(db);
-    deps = {
-      transactions,
-      fillers: createNonceFillerRepository(pool),
-      balances: createWalletBalanceRepository(pool),
-      topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined },
-      wallets,
-      chains: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
-      signer: createLocalSigner(kek, { loadKey: wallets.findWithKey }),
-      now: Date.now,
-    };
+    fixture = await openStepDeps({
+      rpcTimeoutMs: 10_000,
+      // The worker's repository (its reads coalesced), counting the statements it runs.
+      transactions: (pool, db) => {
+        const counted: Sql = {
+          query: ((config: unknown, values?: unknown) => {
+            if (typeof config === "object" && config !== null && "name" in config) statements.push(String(config.name));
+            return pool.query(config as never, values as never);
+          }) as Sql["query"],
+        };
+        return createTransactionRepository({ sql: counted, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
+      },
+    });
+    deps = fixture.deps;
+    transactions = deps.transactions;
   });
   afterAll(async () => {
-    providers?.destroy();
     for (const chain of chains) {
       chain.rpc.destroy();
       await chain.proxy.close();
       await chain.anvil.stop();
     }
-    await db?.$disconnect();
-    if (pool && !pool.ended) await pool.end();
+    await fixture?.close();
   });
 
   it("records all 500 of our transactions mined in one block from that block's one read of receipts, matched in one statement", async () => {

@@ -1,85 +1,44 @@
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createProviders } from "@relay/chain";
 import { createLogger, isAppError, toError } from "@relay/core";
-import { createLocalSigner } from "@relay/custody";
-import {
-  createChainRepository,
-  createDatabase,
-  createNonceFillerRepository,
-  createPool,
-  createTopUpRepository,
-  createTransactionRepository,
-  createWalletBalanceRepository,
-  createWalletRepository,
-  type Database,
-} from "@relay/db";
 import { createRedis, RunAgain, type Job, type Redis } from "@relay/queue";
-import { createProjectFixture, deleteRedisKeys, startAnvil, testDatabaseUrl, testKek, testQueuePrefix, type AnvilInstance } from "@relay/testing";
-import { createChainDirectory } from "../chain-directory";
+import { addChain, createProjectFixture, deleteRedisKeys, freePort, startAnvil, testQueuePrefix, type AnvilInstance } from "@relay/testing";
 import { createBlockFollower } from "../lifecycle/block-follower";
 import type { StepDeps } from "../lifecycle/deps";
 import { createFollowerSleep, type FollowerSleep } from "../lifecycle/follower-sleep";
+import { openStepDeps, type StepDepsFixture } from "../lifecycle/step-deps.test-support";
 import { createFollowBlocksProcessor } from "./follow-blocks.processor";
 
 const logger = createLogger({ name: "follow-blocks-test", level: "silent" });
 const context = { job: {} as Job, logger };
 
-/** A port nothing listens on (taken from the OS, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe("followBlocks processor", () => {
-  let pool: ReturnType<typeof createPool>;
-  let db: Database;
+  let fixture: StepDepsFixture;
   let anvil: AnvilInstance;
-  const providers = createProviders({ timeoutMs: 2000 });
   let deps: StepDeps;
   let redis: Redis;
-  const prefix = testQueuePrefix("follow-blocks");
   let sleep: FollowerSleep;
+  const prefix = testQueuePrefix("follow-blocks");
   const asleepKey = (chainId: bigint) => `${prefix}:followBlocks:asleep:${chainId}`;
   const CHAIN = 31_291n;
   const CHAIN_DOWN = 31_292n;
 
-  const addChain = (chainId: bigint, rpcUrl: string) =>
-    createChainRepository(db).upsert({ chainId, name: `follow test ${chainId}`, rpcUrls: [rpcUrl], confirmations: 1, lowBalanceThresholdWei: 0n, blockTimeMs: 400, stuckAfterSeconds: 60 });
-
   beforeAll(async () => {
-    pool = createPool({ url: testDatabaseUrl() });
-    db = createDatabase({ pool });
-    anvil = await startAnvil({ chainId: Number(CHAIN) });
-    await addChain(CHAIN, anvil.rpcUrl);
-    await addChain(CHAIN_DOWN, `http://127.0.0.1:${await closedPort()}`);
+    fixture = await openStepDeps({ rpcTimeoutMs: 2000 });
+    deps = fixture.deps;
     redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
     sleep = createFollowerSleep(redis, prefix);
-    const wallets = createWalletRepository(db);
-    deps = {
-      transactions: createTransactionRepository({ sql: pool, db }),
-      fillers: createNonceFillerRepository(pool),
-      balances: createWalletBalanceRepository(pool),
-      topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined },
-      wallets,
-      chains: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
-      signer: createLocalSigner(testKek(), { loadKey: wallets.findWithKey }),
-      now: Date.now,
-    };
+    anvil = await startAnvil({ chainId: Number(CHAIN) });
+    const timings = { blockTimeMs: 400, stuckAfterSeconds: 60 };
+    await addChain(fixture.db, anvil, timings);
+    await addChain(fixture.db, { chainId: CHAIN_DOWN, rpcUrl: `http://127.0.0.1:${await freePort()}` }, timings);
   });
   afterAll(async () => {
-    providers.destroy();
     if (redis) {
       await deleteRedisKeys(redis, prefix);
       await redis.quit();
     }
     await anvil?.stop();
-    await db?.$disconnect();
-    if (pool && !pool.ended) await pool.end();
+    await fixture?.close();
   });
 
   it("success, nothing in flight: follows the chain's blocks, marks itself asleep and runs again after the quiet interval", async () => {
@@ -91,7 +50,7 @@ describe("followBlocks processor", () => {
   });
 
   it("success, a transaction SUBMITTED on the chain: stays awake and runs again a quarter of the chain's block time later", async () => {
-    const project = await createProjectFixture(db, testKek(), { wallets: 1 });
+    const project = await createProjectFixture(fixture.db, fixture.kek, { wallets: 1 });
     const created = await deps.transactions.create({
       projectId: project.projectId,
       id: randomUUID(),

@@ -2,25 +2,13 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
-import { createProviders, encodeCall, parseFunctionSignature } from "@relay/chain";
+import { encodeCall, parseFunctionSignature } from "@relay/chain";
 import { createLogger, isAppError, toError } from "@relay/core";
-import { createLocalSigner } from "@relay/custody";
-import {
-  createChainRepository,
-  createDatabase,
-  createNonceFillerRepository,
-  createTopUpRepository,
-  createWalletBalanceRepository,
-  createPool,
-  createTransactionRepository,
-  createWalletRepository,
-  type Database,
-  type TransactionRepository,
-} from "@relay/db";
+import type { Database, SqlPool, TransactionRepository } from "@relay/db";
 import { RunAgain, type Job } from "@relay/queue";
-import { createProjectFixture, deployRecorder, startAnvil, startRpcInterceptor, testDatabaseUrl, testKek, type AnvilInstance, type DeployedRecorder, type RpcAnswer } from "@relay/testing";
-import { createChainDirectory } from "../chain-directory";
+import { addChain, createProjectFixture, deployRecorder, freePort, startAnvil, startRpcInterceptor, testKek, type AnvilInstance, type DeployedRecorder, type RpcAnswer } from "@relay/testing";
 import type { StepDeps } from "../lifecycle/deps";
+import { openStepDeps, type StepDepsFixture } from "../lifecycle/step-deps.test-support";
 import { createProcessTransactionProcessor } from "./process-transaction.processor";
 
 const logger = createLogger({ name: "process-transaction-test", level: "silent" });
@@ -57,17 +45,9 @@ function deferred() {
   return { promise, resolve };
 }
 
-/** A port nothing listens on (taken from the OS, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe("processTransaction processor", () => {
-  let pool: ReturnType<typeof createPool>;
+  let fixture: StepDepsFixture;
+  let pool: SqlPool;
   let db: Database;
   let anvil: AnvilInstance;
   let recorder: DeployedRecorder;
@@ -75,7 +55,6 @@ describe("processTransaction processor", () => {
   let flakyAnvil: AnvilInstance;
   let flakyRpc: JsonRpcProvider;
   let proxy: Awaited<ReturnType<typeof startFlakyProxy>>;
-  let providers: ReturnType<typeof createProviders>;
   let transactions: TransactionRepository;
   let deps: StepDeps;
   const kek = testKek();
@@ -83,8 +62,7 @@ describe("processTransaction processor", () => {
   const CHAIN_DOWN = 31_242n; // its RPC URL is a closed port
   const CHAIN_FLAKY = 31_243n; // another anvil, behind a proxy that fails chosen methods
 
-  const addChain = (chainId: bigint, rpcUrl: string) =>
-    createChainRepository(db).upsert({ chainId, name: `processor test ${chainId}`, rpcUrls: [rpcUrl], confirmations: 1, lowBalanceThresholdWei: 0n, blockTimeMs: 200, stuckAfterSeconds: 60 });
+  const addChainAt = (chainId: bigint, rpcUrl: string) => addChain(db, { chainId, rpcUrl }, { stuckAfterSeconds: 60 });
 
   /** A project with one wallet (funded on anvil unless `fund: false`) and a PENDING transaction of it. */
   async function pendingTransaction(chainId: bigint, options: { wallets?: number; fund?: boolean; sealedWith?: typeof kek } = {}) {
@@ -111,8 +89,9 @@ describe("processTransaction processor", () => {
     (await pool.query<{ next: string }>(`SELECT next::text FROM wallet_nonce WHERE chain_id = $1 AND address = $2`, [chainId.toString(), address])).rows[0]?.next ?? null;
 
   beforeAll(async () => {
-    pool = createPool({ url: testDatabaseUrl() });
-    db = createDatabase({ pool });
+    fixture = await openStepDeps({ rpcTimeoutMs: 5_000, kek });
+    ({ pool, db, deps } = fixture);
+    transactions = deps.transactions;
     [anvil, flakyAnvil] = await Promise.all([startAnvil({ chainId: Number(CHAIN) }), startAnvil({ chainId: Number(CHAIN_FLAKY) })]);
     // Same deployer and nonce: the Recorder has the same address on both nodes.
     recorder = await deployRecorder(anvil.rpcUrl);
@@ -120,32 +99,17 @@ describe("processTransaction processor", () => {
     rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     flakyRpc = new JsonRpcProvider(flakyAnvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     proxy = await startFlakyProxy(flakyAnvil.rpcUrl);
-    await addChain(CHAIN, anvil.rpcUrl);
-    await addChain(CHAIN_DOWN, `http://127.0.0.1:${await closedPort()}`);
-    await addChain(CHAIN_FLAKY, proxy.url);
-    providers = createProviders({ timeoutMs: 5_000 });
-    transactions = createTransactionRepository({ sql: pool, db });
-    const wallets = createWalletRepository(db);
-    deps = {
-      transactions,
-      fillers: createNonceFillerRepository(pool),
-      balances: createWalletBalanceRepository(pool),
-      topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined },
-      wallets,
-      chains: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
-      signer: createLocalSigner(kek, { loadKey: wallets.findWithKey }),
-      now: Date.now,
-    };
+    await addChainAt(CHAIN, anvil.rpcUrl);
+    await addChainAt(CHAIN_DOWN, `http://127.0.0.1:${await freePort()}`);
+    await addChainAt(CHAIN_FLAKY, proxy.url);
   });
   afterAll(async () => {
-    providers?.destroy();
     rpc?.destroy();
     flakyRpc?.destroy();
     recorder?.provider.destroy();
     await proxy?.close();
     await Promise.all([anvil?.stop(), flakyAnvil?.stop()]);
-    await db?.$disconnect();
-    if (pool && !pool.ended) await pool.end();
+    await fixture?.close();
   });
 
   it("success: signs and broadcasts a PENDING transaction (SUBMITTED, run again later), then confirms it on the next run", async () => {
@@ -261,7 +225,7 @@ describe("processTransaction processor", () => {
     });
     const chainId = 31_244n;
     try {
-      await addChain(chainId, proxy.url);
+      await addChainAt(chainId, proxy.url);
       const project = await createProjectFixture(db, kek, { wallets: 1 });
       const address = project.wallets[0]!.address;
       await heldRecorder.provider.send("anvil_setBalance", [address, toBeHex(parseEther("10"))]);
@@ -314,7 +278,7 @@ describe("processTransaction processor", () => {
     });
     const chainId = 31_245n;
     try {
-      await addChain(chainId, proxy.url);
+      await addChainAt(chainId, proxy.url);
       const project = await createProjectFixture(db, kek, { wallets: 1 });
       await nodeRecorder.provider.send("anvil_setBalance", [project.wallets[0]!.address, toBeHex(parseEther("10"))]);
       const { calldata } = encodeCall(ORDER, { order: { id: 8, owner: nodeRecorder.address, flags: [] } });
