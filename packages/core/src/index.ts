@@ -5,7 +5,7 @@ export type { Logger, LoggerSettings } from "./logger";
 export { generateApiKey, hashSecret, parseApiKey, secretMatches } from "./api-key";
 export type { NewApiKey } from "./api-key";
 export { CLOSE_MARGIN_MS, runProcess } from "./process";
-export { APP_ENV, APP_NODE_FLAGS, HEAP_GROWING_PERCENT, limitHeapGrowth } from "./memory";
+export { APP_ENV, APP_NODE_FLAGS, HEAP_GROWTH_FLAG, limitHeapGrowth } from "./memory";
 export type { RunningApp } from "./process";
 export { operatorTokenMatches, presentedToken } from "./operator-token";
 export { createBatcher } from "./batch";

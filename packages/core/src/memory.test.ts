@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { APP_ENV, APP_NODE_FLAGS, HEAP_GROWING_PERCENT } from "./memory";
+import { APP_ENV, APP_NODE_FLAGS, HEAP_GROWTH_FLAG } from "./memory";
 
 const runNode = (...args: string[]) => spawnSync(process.execPath, [...args, "-e", "0"], { encoding: "utf8" });
 
@@ -10,7 +10,7 @@ describe("app memory sizing", () => {
   // silently bring back the unbounded growth. The command line refuses unknown flags.
   test("this Node knows the heap-growth flag that limitHeapGrowth sets, and every flag of APP_NODE_FLAGS", () => {
     expect(runNode("--no-such-v8-flag-for-this-test").status).not.toBe(0);
-    expect(runNode(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`).status).toBe(0);
+    expect(runNode(HEAP_GROWTH_FLAG).status).toBe(0);
     expect(runNode(...APP_NODE_FLAGS).status).toBe(0);
   });
 

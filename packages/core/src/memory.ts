@@ -31,8 +31,8 @@ export const APP_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2"
  * to 150–180 MB of mostly garbage under a burst). V8 reads the setting at each collection, so it
  * can be set once the process runs; NODE_OPTIONS does not accept it.
  */
-export const HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWTH_FLAG = "--heap-growing-percent=50";
 
 export function limitHeapGrowth(): void {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  setFlagsFromString(HEAP_GROWTH_FLAG);
 }
