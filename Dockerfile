@@ -30,8 +30,9 @@ WORKDIR /app
 COPY --from=build /app ./
 
 ENV NODE_ENV=production
-# A 64 MB young generation: see APP_NODE_FLAGS in packages/core/src/process.ts.
-ENV NODE_OPTIONS=--max-semi-space-size=64
+# Memory sizing: the same as APP_NODE_FLAGS and APP_ENV in packages/core/src/memory.ts.
+ENV NODE_OPTIONS=--max-semi-space-size=16
+ENV MALLOC_ARENA_MAX=2
 USER node
 EXPOSE 3000
 CMD ["node", "apps/gateway/dist/main.js"]

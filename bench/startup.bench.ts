@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { APP_NODE_FLAGS } from "@relay/core";
+import { APP_ENV, APP_NODE_FLAGS } from "@relay/core";
 import { createTestDatabase, testQueuePrefix } from "@relay/testing";
 import { flag, line, numberArg } from "./lib/args";
 import { deleteQueueKeys, freePort } from "./lib/relay";
@@ -60,7 +60,7 @@ async function waitForReady(url: string, exited: () => boolean): Promise<void> {
 async function startOnce(app: (typeof APPS)[number], way: Way, env: NodeJS.ProcessEnv): Promise<{ readyMs: number; rssMiB: number }> {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, argsFor(app.name, way), { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, argsFor(app.name, way), { cwd: root, env: { ...env, ...APP_ENV, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
   let exited = false;
   const ended = new Promise<void>((done) =>
     child.once("exit", () => {

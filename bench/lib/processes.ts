@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { APP_NODE_FLAGS } from "@relay/core";
+import { APP_ENV, APP_NODE_FLAGS } from "@relay/core";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -18,7 +18,7 @@ export function startApp(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   const target = built ? [resolve(root, built[1]!, "dist/main.js")] : ["--import", "tsx", resolve(root, entry)];
   const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...nodeArgs, ...target], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", WEBHOOK_SECRET_KEY, ...env },
+    env: { ...process.env, ...APP_ENV, LOG_LEVEL: "warn", WEBHOOK_SECRET_KEY, ...env },
     stdio: ["ignore", process.env.BENCH_APP_STDOUT ? "inherit" : "ignore", "inherit"],
   });
   process.on("exit", () => child.kill("SIGKILL"));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { APP_NODE_FLAGS } from "@relay/core";
+import { APP_ENV, APP_NODE_FLAGS } from "@relay/core";
 import { closeSync, createWriteStream, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 
@@ -50,7 +50,7 @@ export function supervise(apps: AppSpec[], { logDir, say, backoff = DEFAULT_BACK
     const logFd = openSync(logFile, "a");
     const log = createWriteStream(logFile, { flags: "a" });
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [...APP_NODE_FLAGS, app.entry], { env: app.env, stdio: ["ignore", logFd, "pipe"] });
+    const child = spawn(process.execPath, [...APP_NODE_FLAGS, app.entry], { env: { ...APP_ENV, ...app.env }, stdio: ["ignore", logFd, "pipe"] });
     closeSync(logFd);
     onSpawn?.(child);
     child.stderr?.on("data", (chunk: Buffer) => {

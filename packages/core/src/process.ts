@@ -1,5 +1,6 @@
 import { toError } from "./errors";
 import { endLogger, type Logger } from "./logger";
+import { limitHeapGrowth } from "./memory";
 
 /** What an app's start-up hands to runProcess. */
 export interface RunningApp {
@@ -21,9 +22,11 @@ export const CLOSE_MARGIN_MS = 10_000;
  * SIGINT stops it once (a second signal does not interrupt the first stop); if the stop has not
  * finished `graceMs` + CLOSE_MARGIN_MS after the signal, the process exits 1 anyway. A failure to
  * start ends the process with one line naming the app. A rejected promise nobody awaited is
- * logged, not fatal: one bad request must not end the process.
+ * logged, not fatal: one bad request must not end the process. The heap's growth is limited
+ * first (memory.ts).
  */
 export function runProcess(name: string, start: () => Promise<RunningApp>): void {
+  limitHeapGrowth();
   start()
     .then(({ logger, stop, graceMs }) => {
       let stopping = false;
@@ -57,13 +60,3 @@ export function runProcess(name: string, start: () => Promise<RunningApp>): void
       process.exit(1);
     });
 }
-
-/**
- * Node flags every app process runs with (the quick start's supervisor, the tests' and
- * benchmarks' process groups; the Docker image sets the same in NODE_OPTIONS). A 64 MB young
- * generation (Node's default is 16): request and job objects live for tens of milliseconds under
- * load, and with the default they survive scavenges into the old generation, which then needs
- * full collections. Measured A/B in one run: about 10 % less CPU per request in the gateway and
- * signing worker, at the cost of up to ~190 MB more memory per process (docs/operations.md).
- */
-export const APP_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64"];

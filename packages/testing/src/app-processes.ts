@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { APP_NODE_FLAGS } from "@relay/core";
+import { APP_ENV, APP_NODE_FLAGS } from "@relay/core";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -95,6 +95,7 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
       LOG_LEVEL: logLevel,
       // Short, so that stopping a test's processes never waits long; tests of shutdown set their own.
       SHUTDOWN_GRACE_MS: "5000",
+      ...APP_ENV,
     };
     // Only what node and tsx need from the test's own environment, not the test's variables.
     for (const name of ["PATH", "HOME", "TMPDIR"]) {
