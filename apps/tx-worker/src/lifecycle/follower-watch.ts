@@ -6,7 +6,7 @@ const ENSURE_FOLLOWER_EVERY_MS = 10_000;
 /** How often a process looks whether its chain's block follower sleeps (a Redis DEL). */
 const WAKE_CHECK_EVERY_MS = 200;
 /** How long a follower found running is watched for going to sleep (follower-sleep.ts). */
-const ACTIVE_GRACE_MS = 1_000;
+const ACTIVE_GRACE_MS = 3_000;
 
 /**
  * What a transaction's steps call once it is SUBMITTED: its chain's block follower alive (revived

@@ -74,6 +74,43 @@ describe("followBlocks processor", () => {
     }
   });
 
+  it("success, a transaction PENDING on the chain (accepted, not broadcast yet): stays awake", async () => {
+    const project = await createProjectFixture(fixture.db, fixture.kek, { wallets: 1 });
+    const created = await deps.transactions.create({
+      projectId: project.projectId,
+      id: randomUUID(),
+      chainId: CHAIN,
+      contractAddress: project.wallets[0]!.address,
+      functionSignature: "function spend(uint256 n)",
+      args: { n: "1" },
+      calldata: Buffer.alloc(4),
+    });
+    if (!created.created) throw new Error("transaction not created");
+    try {
+      const result = await createFollowBlocksProcessor(deps, createBlockFollower(), sleep)({ v: 1, chainId: CHAIN.toString() }, context);
+      expect((result as RunAgain).delayMs).toBe(100);
+      expect(await redis.exists(asleepKey(CHAIN))).toBe(0);
+    } finally {
+      await deps.transactions.move(project.projectId, created.id, { from: "PENDING", to: "FAILED", reason: "test over" });
+    }
+  });
+
+  it("success, woken while it looked (a transaction's job cleared its mark after the look found nothing): does not sleep", async () => {
+    const waking: StepDeps = {
+      ...deps,
+      transactions: {
+        ...deps.transactions,
+        anyInFlightOn: async (chainId: bigint) => {
+          const found = await deps.transactions.anyInFlightOn(chainId);
+          expect(await sleep.clear(chainId)).toBe(true);
+          return found;
+        },
+      },
+    };
+    const result = await createFollowBlocksProcessor(waking, createBlockFollower(), sleep)({ v: 1, chainId: CHAIN.toString() }, context);
+    expect((result as RunAgain).delayMs).toBe(100);
+  });
+
   it("retryable failure: a chain whose RPC does not answer throws an error a retry can heal", async () => {
     const process = createFollowBlocksProcessor(deps, createBlockFollower(), sleep);
     const error = await process({ v: 1, chainId: CHAIN_DOWN.toString() }, context).then(

@@ -11,13 +11,13 @@ const PASSES_PER_BLOCK = 4;
 const AFTER_A_BLOCK = 0.75;
 /** The shortest wait between two passes, on chains with very short blocks. */
 const MIN_PASS_INTERVAL_MS = 100;
-/** With nothing in flight on the chain, the follower passes this rarely, until a transaction is submitted and wakes it. */
+/** With nothing in flight on the chain, the follower passes this rarely, until a transaction's job wakes it. */
 const QUIET_PASS_INTERVAL_MS = 30_000;
 
 /**
  * One pass of a chain's block follower (block-follower.ts), then another three quarters of a
  * block later after a pass that read a block, a quarter of a block later after one that did not,
- * for as long as the worker runs. With nothing SUBMITTED on the chain it sleeps
+ * for as long as the worker runs. With nothing PENDING or SUBMITTED on the chain it sleeps
  * (follower-sleep.ts) until a transaction's job wakes it, or QUIET_PASS_INTERVAL_MS. A chain
  * removed from the database ends its job.
  */
@@ -40,8 +40,11 @@ export function createFollowBlocksProcessor(shared: StepDeps, follower: BlockFol
     // Marked asleep before looking: a transaction submitted after the look finds the mark and wakes it.
     const quietMs = Math.max(wait, QUIET_PASS_INTERVAL_MS);
     await sleep.mark(id, 2 * quietMs);
-    if (!(await deps.transactions.anySubmittedOn(id))) return runAgainIn(quietMs);
-    await sleep.clear(id);
-    return runAgainIn(wait);
+    if (await deps.transactions.anyInFlightOn(id)) {
+      await sleep.clear(id);
+      return runAgainIn(wait);
+    }
+    // Woken while it looked (the mark cleared by a transaction's job): no sleep.
+    return runAgainIn((await sleep.isMarked(id)) ? quietMs : wait);
   };
 }

@@ -1,7 +1,7 @@
 import { AppError, createBatcher, type BatcherOptions } from "@relay/core";
 import type { Sql } from "../client";
 import { attemptParams, toAttempt, type AttemptRecord, type AttemptRow, type NewAttempt } from "./attempt-record";
-import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPTS, SUBMITTED_BY_ATTEMPT_HASH, ANY_SUBMITTED_ON_CHAIN } from "./attempt.sql";
+import { ATTEMPT_BY_HASH, ATTEMPTS_OF, MARK_BROADCAST, RECORD_ATTEMPTS, SUBMITTED_BY_ATTEMPT_HASH, ANY_IN_FLIGHT_ON_CHAIN } from "./attempt.sql";
 
 interface TransactionKey {
   projectId: string;
@@ -83,9 +83,9 @@ export function createAttemptStore(sql: Sql, coalesce?: BatcherOptions) {
         ? []
         : (await sql.query<TransactionKey>({ name: "attempt.submittedWithAttemptIn", text: SUBMITTED_BY_ATTEMPT_HASH }, [chainId.toString(), hashes])).rows,
 
-    /** Whether any transaction on the chain is SUBMITTED (broadcast, not final). */
-    anySubmittedOn: async (chainId: bigint): Promise<boolean> =>
-      (await sql.query<{ any: boolean }>({ name: "attempt.anySubmittedOn", text: ANY_SUBMITTED_ON_CHAIN }, [chainId.toString()])).rows[0]!.any,
+    /** Whether any transaction on the chain is PENDING or SUBMITTED (not final, not paused). */
+    anyInFlightOn: async (chainId: bigint): Promise<boolean> =>
+      (await sql.query<{ any: boolean }>({ name: "attempt.anyInFlightOn", text: ANY_IN_FLIGHT_ON_CHAIN }, [chainId.toString()])).rows[0]!.any,
 
     /** Records the first broadcast of an attempt; false when unknown or already recorded. */
     markAttemptBroadcast: async (hash: string): Promise<boolean> =>

@@ -58,6 +58,9 @@ export const SUBMITTED_BY_ATTEMPT_HASH = `
     JOIN transaction t ON t.project_id = a.project_id AND t.id = a.transaction_id
    WHERE a.hash = ANY($2::text[]) AND a.chain_id = $1 AND t.status = 'SUBMITTED'`;
 
-/** Whether any transaction on the chain is SUBMITTED: what a chain's block follower has to follow. */
-export const ANY_SUBMITTED_ON_CHAIN = `
-  SELECT EXISTS (SELECT 1 FROM transaction WHERE chain_id = $1 AND status = 'SUBMITTED') AS "any"`;
+/**
+ * Whether any transaction on the chain is PENDING or SUBMITTED: what a chain's block follower has
+ * to follow, now or once it is broadcast.
+ */
+export const ANY_IN_FLIGHT_ON_CHAIN = `
+  SELECT EXISTS (SELECT 1 FROM transaction WHERE chain_id = $1 AND status IN ('PENDING', 'SUBMITTED')) AS "any"`;
