@@ -16,7 +16,7 @@
  *                       [--baseline-concurrency 100] [--timeout 1800]
  *
  * TX_CONCURRENCY in the environment sets the default of --tx-concurrency (the worker's own
- * default is 32). Completion is read from Postgres (count of final statuses), not by HTTP per
+ * default is 128). Completion is read from Postgres (count of final statuses), not by HTTP per
  * transaction. Anvil runs with a block gas limit of 1 G gas by default, so that block space is not
  * what bounds the rate (30 M, anvil's default, holds ~500 such calls per block).
  *
@@ -41,7 +41,7 @@ import { benchProvider, deleteQueueKeys, freePort, fund, postgresBackendsOf, pos
 const count = numberArg("count", 10_000);
 const walletCount = numberArg("wallets", 20);
 const workers = numberArg("workers", 1);
-const txConcurrency = numberArg("tx-concurrency", Number(process.env.TX_CONCURRENCY ?? 32));
+const txConcurrency = numberArg("tx-concurrency", Number(process.env.TX_CONCURRENCY ?? 128));
 const clients = numberArg("concurrency", 50);
 const blockTime = numberArg("block-time", 1);
 const gasLimit = numberArg("gas-limit", 1_000_000_000);

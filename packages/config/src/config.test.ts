@@ -33,6 +33,12 @@ describe("configuration", () => {
     expect(() => loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_JOB_LOCK_MS: "500" })).toThrow(/TX_JOB_LOCK_MS \("500"\): must be at least 1000 ms/);
   });
 
+  it("runs 128 transaction jobs at once per tx-worker by default, TX_CONCURRENCY otherwise", () => {
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY }).concurrency).toBe(128);
+    expect(loadTxWorkerConfig({ KEY_ENCRYPTION_KEY, TX_CONCURRENCY: "8" }).concurrency).toBe(8);
+  });
+
   it("takes a webhook-worker job lock duration of at least a second, BullMQ's 30 s by default", () => {
     const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
     expect(loadWebhookWorkerConfig({ WEBHOOK_SECRET_KEY }).jobLockMs).toBe(30_000);

@@ -6,7 +6,12 @@ import { jobLockMs, kekFields, positiveInt, toKeyEncryptionConfig, type KeyEncry
 const txWorkerSchema = z.object({
   ...workerCommon,
   ...kekFields,
-  TX_CONCURRENCY: positiveInt(32),
+  /**
+   * Transaction jobs in flight per process. A job's first run is mostly waits (about eight round
+   * trips to the node and Postgres), so the slots, not the CPU, bound how fast a backlog drains:
+   * 32 were all taken at half load once those waits slowed (docs/architecture.md, "Transaction jobs in flight").
+   */
+  TX_CONCURRENCY: positiveInt(128),
   /** How long one JSON-RPC call may take before it counts as a transient failure. */
   RPC_TIMEOUT_MS: positiveInt(10_000),
   /**
