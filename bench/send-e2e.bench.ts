@@ -10,7 +10,7 @@
  * from --concurrency closed-loop clients: half the relay's full-load rate gives the half-load
  * latencies.
  *
- *   pnpm bench:send-e2e [--count 10000] [--wallets 20] [--workers 1] [--tx-concurrency 32]
+ *   pnpm bench:send-e2e [--count 10000] [--wallets 20] [--workers 1] [--tx-concurrency 128]
  *                       [--concurrency 50 | --rate 150] [--call setOrder|spend] [--block-time 1]
  *                       [--gas-limit 1000000000] [--baseline ceiling|ethers|both]
  *                       [--baseline-concurrency 100] [--timeout 1800]
