@@ -93,7 +93,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     createTypedWorker("followBlocks", createFollowBlocksProcessor(stepDeps, createBlockFollower(), followerSleep), { ...settings, concurrency: FOLLOWED_CHAINS_AT_ONCE }),
     createTypedWorker(
       "checkBalances",
-      createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps }),
+      createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps, batch: 1_000 }),
       { ...settings, concurrency: 1 },
     ),
     createTypedWorker(

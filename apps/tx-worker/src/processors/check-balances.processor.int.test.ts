@@ -52,6 +52,7 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
       directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
       wallets: createWalletRepository(db),
       step: { balances: createWalletBalanceRepository(pool), topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined } },
+      batch: 100,
     });
     const events = async () =>
       (await pool.query<{ payload: { data: { walletAddress: string } } }>(`SELECT payload FROM event WHERE event_type = 'WalletBalanceLow'`)).rows;
@@ -83,6 +84,7 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
       directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
       wallets: createWalletRepository(db),
       step: { balances: createWalletBalanceRepository(pool), topUps: { ...createTopUpRepository(pool), enqueue: async (t) => void enqueued.push(t) } },
+      batch: 100,
     });
     const topUps = async () =>
       (
@@ -121,5 +123,21 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
     expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), low, { balanceWei: parseEther("3"), blockNumber: head + 5 })).toMatchObject({ amountWei: parseEther("77") });
     // A wallet of a project without managed gas (the operator's funding wallet) is never topped up.
     expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), funding, { balanceWei: 0n, blockNumber: head + 5 })).toBeNull();
+  });
+
+  it("checks at most its batch of wallets per run and goes on from where the last run stopped, so every wallet is checked within a few runs", async () => {
+    const wallets = createWalletRepository(db);
+    const all = await wallets.listAddresses({ limit: 10_000 });
+    const batch = Math.ceil(all.length / 2) + 1;
+    const check = createCheckBalancesProcessor({
+      chains: createChainRepository(db),
+      directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
+      wallets,
+      step: { balances: createWalletBalanceRepository(pool), topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined } },
+      batch,
+    });
+    const run = async () => ((await check({ v: 1 }, { job: {} as Job, logger })) as { checked: number }).checked;
+    // One chain: a full page, the rest, then from the top again.
+    expect([await run(), await run(), await run()]).toEqual([batch, all.length - batch, batch]);
   });
 });
