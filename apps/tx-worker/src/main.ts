@@ -1,14 +1,19 @@
 import { loadTxWorkerConfig } from "@relay/config";
-import { createWalletRepository } from "@relay/db";
+import { createPool, createWalletRepository } from "@relay/db";
 import { createLocalSigner } from "@relay/custody";
 import { runWorkerProcess } from "@relay/worker-process";
 import { createTxWorker } from "./worker";
 
+/** Connections of the block followers' own (worker.ts, followSql): one chain's pass uses one or two at a time. */
+const FOLLOW_POOL_SIZE = 4;
+
 runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, redis, metricsRegistry }) => {
+  const followPool = createPool({ url: config.databaseUrl, poolSize: FOLLOW_POOL_SIZE, queryTimeoutMs: config.databaseQueryTimeoutMs });
   const worker = createTxWorker({
     metricsRegistry,
     db,
     sql: pool,
+    followSql: followPool,
     redis,
     signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
     logger,
@@ -27,5 +32,8 @@ runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, r
       await worker.producer.schedule("checkBalances");
     },
     started: { message: "tx worker started", fields: { concurrency: config.concurrency, queuePrefix: config.queuePrefix } },
+    close: async () => {
+      await followPool.end();
+    },
   };
 });

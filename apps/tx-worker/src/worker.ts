@@ -34,6 +34,12 @@ const FOLLOWED_CHAINS_AT_ONCE = 8;
 export interface TxWorkerDeps {
   db: Database;
   sql: Sql;
+  /**
+   * Connections for the block followers' statements alone (default: `sql`'s): under load the
+   * transactions' first runs hold every connection of `sql`, and a follower's settles would wait
+   * behind them, adding to each transaction's SUBMITTED → CONFIRMED.
+   */
+  followSql?: Sql;
   redis: Redis;
   signer: Pick<Signer, "signTransaction">;
   logger: Logger;
@@ -80,6 +86,9 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
     now,
     blockFollower: createFollowerWatch({ producer, sleep: followerSleep, now }),
   };
+  const followDeps = deps.followSql
+    ? { ...stepDeps, transactions: createTransactionRepository({ sql: deps.followSql, db: deps.db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } }) }
+    : stepDeps;
   const settings = {
     connection: deps.redis,
     prefix: deps.queuePrefix,
@@ -90,7 +99,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
   };
   const group = workerGroup([
     createTypedWorker("processTransaction", createProcessTransactionProcessor(stepDeps), { ...settings, concurrency: deps.concurrency }),
-    createTypedWorker("followBlocks", createFollowBlocksProcessor(stepDeps, createBlockFollower(), followerSleep), { ...settings, concurrency: FOLLOWED_CHAINS_AT_ONCE }),
+    createTypedWorker("followBlocks", createFollowBlocksProcessor(followDeps, createBlockFollower(), followerSleep), { ...settings, concurrency: FOLLOWED_CHAINS_AT_ONCE }),
     createTypedWorker(
       "checkBalances",
       createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps, batch: 1_000 }),
