@@ -43,10 +43,12 @@ describe("wakeJob", () => {
     expect((await queue.getJob(id))!.timestamp).toBe(job!.timestamp);
   });
 
-  test("with activeGraceMs, a running job that then puts itself back to wait out a delay is made due once delayed", async () => {
-    const payload = { v: 1 as const, chainId: String(40_000 + Math.floor(Math.random() * 1000)) };
-    const id = jobIdOf("followBlocks", payload);
-    const followers = producer.queue("followBlocks");
+  /**
+   * A followBlocks job running now, in a worker whose every run decides to sleep an hour and puts
+   * itself back 300 ms later (as a block follower does after its look found nothing).
+   */
+  async function runningSleeper(chainBase: number) {
+    const payload = { v: 1 as const, chainId: String(chainBase + Math.floor(Math.random() * 1000)) };
     let runs = 0;
     let running!: () => void;
     const started = new Promise<void>((resolve) => (running = resolve));
@@ -55,47 +57,38 @@ describe("wakeJob", () => {
       async () => {
         runs++;
         running();
-        // Decided to sleep an hour before the wake came; puts itself back 300 ms after it.
         await new Promise((resolve) => setTimeout(resolve, 300));
         return runAgainIn(3_600_000);
       },
       { connection: redis, prefix, concurrency: 1, logger: createLogger({ name: "wake-job-test", level: "silent" }) },
     );
+    await producer.enqueue("followBlocks", payload);
+    await started;
+    const state = async () => (await producer.queue("followBlocks").getJob(jobIdOf("followBlocks", payload)))!.getState();
+    return { payload, runs: () => runs, state, close: () => worker.close(true) };
+  }
+
+  test("with activeGraceMs, a running job that then puts itself back to wait out a delay is made due once delayed", async () => {
+    const sleeper = await runningSleeper(40_000);
     try {
-      await producer.enqueue("followBlocks", payload);
-      await started;
-      expect(await (await followers.getJob(id))!.getState()).toBe("active");
-      await wakeJob(producer, "followBlocks", payload, { activeGraceMs: 2_000 });
-      for (const deadline = Date.now() + 5_000; runs < 2 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(runs).toBe(2);
+      expect(await sleeper.state()).toBe("active");
+      await wakeJob(producer, "followBlocks", sleeper.payload, { activeGraceMs: 2_000 });
+      for (const deadline = Date.now() + 5_000; sleeper.runs() < 2 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(sleeper.runs()).toBe(2);
     } finally {
-      await worker.close(true);
+      await sleeper.close();
     }
   });
 
   test("without activeGraceMs, a running job is left as it is", async () => {
-    const payload = { v: 1 as const, chainId: String(41_000 + Math.floor(Math.random() * 1000)) };
-    const id = jobIdOf("followBlocks", payload);
-    const followers = producer.queue("followBlocks");
-    let running!: () => void;
-    const started = new Promise<void>((resolve) => (running = resolve));
-    const worker = createTypedWorker(
-      "followBlocks",
-      async () => {
-        running();
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return runAgainIn(3_600_000);
-      },
-      { connection: redis, prefix, concurrency: 1, logger: createLogger({ name: "wake-job-test", level: "silent" }) },
-    );
+    const sleeper = await runningSleeper(41_000);
     try {
-      await producer.enqueue("followBlocks", payload);
-      await started;
-      await wakeJob(producer, "followBlocks", payload);
+      await wakeJob(producer, "followBlocks", sleeper.payload);
       await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(await (await followers.getJob(id))!.getState()).toBe("delayed");
+      expect(await sleeper.state()).toBe("delayed");
+      expect(sleeper.runs()).toBe(1);
     } finally {
-      await worker.close(true);
+      await sleeper.close();
     }
   });
 });

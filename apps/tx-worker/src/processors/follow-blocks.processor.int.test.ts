@@ -22,6 +22,22 @@ describe("followBlocks processor", () => {
   const CHAIN = 31_291n;
   const CHAIN_DOWN = 31_292n;
 
+  /** A PENDING transaction on CHAIN, of a new project. */
+  const pendingTransaction = async () => {
+    const project = await createProjectFixture(fixture.db, fixture.kek, { wallets: 1 });
+    const created = await deps.transactions.create({
+      projectId: project.projectId,
+      id: randomUUID(),
+      chainId: CHAIN,
+      contractAddress: project.wallets[0]!.address,
+      functionSignature: "function spend(uint256 n)",
+      args: { n: "1" },
+      calldata: Buffer.alloc(4),
+    });
+    if (!created.created) throw new Error("transaction not created");
+    return { project, created };
+  };
+
   beforeAll(async () => {
     fixture = await openStepDeps({ rpcTimeoutMs: 2000 });
     deps = fixture.deps;
@@ -50,17 +66,7 @@ describe("followBlocks processor", () => {
   });
 
   it("success, a transaction SUBMITTED on the chain: stays awake and runs again a quarter of the chain's block time later", async () => {
-    const project = await createProjectFixture(fixture.db, fixture.kek, { wallets: 1 });
-    const created = await deps.transactions.create({
-      projectId: project.projectId,
-      id: randomUUID(),
-      chainId: CHAIN,
-      contractAddress: project.wallets[0]!.address,
-      functionSignature: "function spend(uint256 n)",
-      args: { n: "1" },
-      calldata: Buffer.alloc(4),
-    });
-    if (!created.created) throw new Error("transaction not created");
+    const { project, created } = await pendingTransaction();
     const hash = `0x${"ab".repeat(32)}`;
     expect(await deps.transactions.move(project.projectId, created.id, { from: "PENDING", to: "SUBMITTED", set: { hash } })).toBe(true);
     try {
@@ -75,17 +81,7 @@ describe("followBlocks processor", () => {
   });
 
   it("success, a transaction PENDING on the chain (accepted, not broadcast yet): stays awake", async () => {
-    const project = await createProjectFixture(fixture.db, fixture.kek, { wallets: 1 });
-    const created = await deps.transactions.create({
-      projectId: project.projectId,
-      id: randomUUID(),
-      chainId: CHAIN,
-      contractAddress: project.wallets[0]!.address,
-      functionSignature: "function spend(uint256 n)",
-      args: { n: "1" },
-      calldata: Buffer.alloc(4),
-    });
-    if (!created.created) throw new Error("transaction not created");
+    const { project, created } = await pendingTransaction();
     try {
       const result = await createFollowBlocksProcessor(deps, createBlockFollower(), sleep)({ v: 1, chainId: CHAIN.toString() }, context);
       expect((result as RunAgain).delayMs).toBe(100);
