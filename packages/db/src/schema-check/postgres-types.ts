@@ -85,7 +85,10 @@ export function defaultExpression(
   const baseType = column.type.replace(/\(.*?\)/, "");
   if (Array.isArray(value)) {
     if (value.length === 0) return `ARRAY[]::${column.type}`;
-    throw unsupported("non-empty list defaults");
+    // Postgres keeps each element with its own cast: ARRAY['a'::text, 'b'::text].
+    if (!column.type.endsWith("[]") || !value.every((v) => typeof v === "string")) throw unsupported("non-empty list defaults of other than text");
+    const element = column.type.slice(0, -2);
+    return `ARRAY[${value.map((v) => `'${String(v).replace(/'/g, "''")}'::${element}`).join(", ")}]`;
   }
   if (typeof value === "object" && !Array.isArray(value)) {
     const call = value as { name: string; args: ReadonlyArray<string | number> };
