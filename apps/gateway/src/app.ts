@@ -5,7 +5,9 @@ import {
   createChainRepository,
   createEventCallbackRepository,
   createMetricsRepository,
+  createPolicyRepository,
   createSignatureRepository,
+  createSpendGuard,
   createTransactionControl,
   createTransactionRepository,
   createTopUpRepository,
@@ -51,6 +53,9 @@ import { syndicateSigningRoutes } from "./syndicate/signing.routes";
 import { callRoutes } from "./syndicate/call.routes";
 import { createChainReader } from "./services/chain-reader";
 import { createReplacementRoom } from "./services/replacement-room";
+import { createPolicyCache } from "./services/policy-cache";
+import { createPolicyGate } from "./services/policy-gate";
+import { policyRoutes } from "./routes/policy.routes";
 
 export interface GatewayDeps {
   db: Database;
@@ -131,6 +136,8 @@ export function createApp(deps: GatewayDeps): Express {
 
   // Concurrent sendTransaction requests share their INSERT statement and its commit.
   const transactions = createTransactionRepository({ sql: deps.sql, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
+  // Policies are cached like API keys: a change an operator makes applies within authCacheTtlMs.
+  const policies = createPolicyRepository(deps.sql);
   app.use(
     transactionRoutes({
       logger: deps.logger,
@@ -142,9 +149,17 @@ export function createApp(deps: GatewayDeps): Express {
         wallets: createWalletRepository(db),
         producer: deps.producer,
         logger: deps.logger,
+        policies: createPolicyCache({ policies, ttlMs: settings.authCacheTtlMs }),
+        policyGate: createPolicyGate({
+          transactions,
+          spendGuard: createSpendGuard(deps.sql),
+          chains: createChainRepository(db),
+          wallets: createWalletRepository(db),
+        }),
       }),
     }),
   );
+  app.use(policyRoutes({ policies }));
 
   app.use(transactionListRoutes({ listTransactions: createTransactionList(deps.sql) }));
   app.use(

@@ -37,6 +37,7 @@ import {
   transactionStatsResponse,
 } from "./syndicate/transaction-reads.schema";
 import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
+import { projectPolicyResponse } from "./routes/policy.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -51,7 +52,7 @@ export function buildOpenApiDocument(): object {
   const secured = [{ [bearer.name]: [] }];
   const common = {
     401: json(errorBody, "Missing, unknown or revoked API key"),
-    403: json(errorBody, "The API key belongs to another project"),
+    403: json(errorBody, "The API key belongs to another project, lacks the scope this route needs, or is used from an address outside its IP allowlist (docs/policies.md)"),
     413: json(errorBody, "Request body too large"),
     // Any request with a body, even one the route ignores, is read first.
     415: json(errorBody, "Content-Type charset or Content-Encoding that is not supported (UTF-8 JSON; gzip, deflate or br)"),
@@ -97,6 +98,7 @@ export function buildOpenApiDocument(): object {
       422: json(errorBody, "Invalid Request ID: requestId is not a UUID"),
       500: json(z.object({}), "Internal Error (no fields)"),
       ...common,
+      403: json(errorBody, "The project's policy refuses the transaction (a contract or function not allowed, a value or gas limit reached; the message names the policy, what is left and the command that changes it; nothing was stored), or the API key belongs to another project, lacks the send scope or is used from outside its IP allowlist"),
     },
   });
 
@@ -154,6 +156,21 @@ export function buildOpenApiDocument(): object {
     responses: {
       200: json(transactionListResponse, "A page of transactions and the cursor of the next"),
       400: json(errorBody, "projectId is not a UUID, or a query parameter is wrong (the message names it), or the cursor was altered or is another project's"),
+      ...common,
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/policy",
+    summary: "Read the project's policy: allowed contracts and functions, value and gas limits",
+    description:
+      "What the project's sends are checked against before anything is stored (docs/policies.md). An operator sets it with `npm run relay -- policies`; a send the policy refuses answers 403 with a message naming the policy and how to change it.",
+    security: secured,
+    request: { params: projectIdParam },
+    responses: {
+      200: json(projectPolicyResponse, "The policy, or null when the project has none"),
+      400: json(errorBody, "projectId is not a UUID"),
       ...common,
     },
   });

@@ -45,3 +45,5 @@ export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
 export * from "./metrics/metrics.repository";
 export * from "./funding/project-funding.repository";
 export * from "./funding/top-up.repository";
+export * from "./policies/policy.repository";
+export * from "./policies/spend-guard";

@@ -23,3 +23,6 @@ ALTER TABLE "transaction" ADD COLUMN "gas_reserved_wei" DECIMAL(78,0);
 -- A wallet's spend of the last 24 hours includes transactions bound to it by the request before
 -- the worker binds a nonce (requested_from_address); from_address is served by the existing index.
 CREATE INDEX "transaction_chain_id_requested_from_address_created_at_idx" ON "transaction"("chain_id", "requested_from_address", "created_at");
+-- The same for transactions the worker has bound to the wallet: their last 24 hours without a
+-- walk through the wallet's whole history.
+CREATE INDEX "transaction_chain_id_from_address_created_at_idx" ON "transaction"("chain_id", "from_address", "created_at");

@@ -28,7 +28,7 @@ async function serve(keys: Map<string, ApiKeyRecord>, cacheTtlMs: number, clock:
 }
 
 const record = (projectId: string, key = generateApiKey()): [ApiKeyRecord, string] => [
-  { id: key.id, projectId, name: "k", secretHash: key.secretHash, createdAt: new Date(), revokedAt: null },
+  { id: key.id, projectId, name: "k", secretHash: key.secretHash, createdAt: new Date(), revokedAt: null, scopes: ["send", "sign", "read", "webhooks", "wallets"], allowedCidrs: [] },
   key.token,
 ];
 

@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import { AppError, parseApiKey, secretMatches } from "@relay/core";
 import type { ApiKeyRepository } from "@relay/db";
+import { checkKeyLimits, keyLimitsOf, type KeyLimits } from "./key-limits";
 
 export interface Principal {
   keyId: string;
@@ -19,6 +20,7 @@ interface CachedKey {
   secretHash: Uint8Array;
   revoked: boolean;
   expiresAt: number;
+  limits: KeyLimits;
 }
 
 const MAX_CACHED = 10_000;
@@ -27,6 +29,8 @@ const MAX_CACHED = 10_000;
  * `Authorization: Bearer <key>` → the key's project in `res.locals.principal`. Malformed, unknown
  * and revoked keys are all 401 with the same message, so a caller learns nothing about which keys
  * exist; a missing header, or one not of the Bearer form (the key alone, another scheme), says so.
+ * A valid key used from outside its IP allowlist, or on a route outside its scopes, is 403
+ * (key-limits.ts); scopes and allowlist are cached with the key, for `cacheTtlMs` like a revocation.
  */
 export function authenticate(deps: AuthDeps): RequestHandler {
   const now = deps.now ?? Date.now;
@@ -38,13 +42,13 @@ export function authenticate(deps: AuthDeps): RequestHandler {
    * revocation still takes effect within `cacheTtlMs`. Keyed by the whole token, so only the
    * exact string that was verified skips the hash.
    */
-  const verified = new Map<string, Principal & { until: number }>();
+  const verified = new Map<string, Principal & { until: number; limits: KeyLimits }>();
 
   const lookup = async (id: string): Promise<CachedKey | null> => {
     if (deps.cacheTtlMs > 0 && (expiry.get(id) ?? 0) > now()) return cache.get(id) ?? null;
     const row = await deps.apiKeys.findById(id);
     const entry = row
-      ? { projectId: row.projectId, secretHash: row.secretHash, revoked: row.revokedAt !== null, expiresAt: 0 }
+      ? { projectId: row.projectId, secretHash: row.secretHash, revoked: row.revokedAt !== null, expiresAt: 0, limits: keyLimitsOf(row) }
       : null;
     if (deps.cacheTtlMs > 0) {
       if (cache.size >= MAX_CACHED) {
@@ -71,6 +75,7 @@ export function authenticate(deps: AuthDeps): RequestHandler {
     const token = match[1]!;
     const known = verified.get(token);
     if (known && known.until > now()) {
+      checkKeyLimits(known.keyId, known.limits, req);
       res.locals.principal = { keyId: known.keyId, projectId: known.projectId } satisfies Principal;
       next();
       return;
@@ -80,11 +85,13 @@ export function authenticate(deps: AuthDeps): RequestHandler {
     if (!parsed || !key || key.revoked || !secretMatches(parsed.secret, key.secretHash)) {
       throw new AppError("UNAUTHORIZED", "Invalid or revoked API key; send `Authorization: Bearer <API key>` with an active key");
     }
-    res.locals.principal = { keyId: parsed.id, projectId: key.projectId } satisfies Principal;
     if (deps.cacheTtlMs > 0) {
       if (verified.size >= MAX_CACHED) verified.clear();
-      verified.set(token, { keyId: parsed.id, projectId: key.projectId, until: expiry.get(parsed.id) ?? 0 });
+      verified.set(token, { keyId: parsed.id, projectId: key.projectId, until: expiry.get(parsed.id) ?? 0, limits: key.limits });
     }
+    // After the key is known good: a 403 here tells only the holder of a valid key about that key.
+    checkKeyLimits(parsed.id, key.limits, req);
+    res.locals.principal = { keyId: parsed.id, projectId: key.projectId } satisfies Principal;
     next();
   };
 }

@@ -107,6 +107,7 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
       request: { params: project, query: { status: "CONFIRMED", chainId: x.chainId, limit: 10 } },
       badRequest: { summary: "status is not a status", params: project, query: { status: "DONE" }, message: "status must be one or several of PENDING, SUBMITTED, CONFIRMED, REVERTED, INVALID, PAUSED, FAILED, CANCELLED, EXPIRED" },
     },
+    "get /transact/project/{projectId}/policy": { request: { params: project }, badRequest: badProjectId },
     "get /funding/project/{projectId}/transactions": { request: { params: project, query: firstPage }, badRequest: badPage(wholeLimit) },
     "get /wallet/project/{projectId}/request/{transactionId}": {
       request: { params: tx(x.confirmedTransactionId) },

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { encodeCall, parseErrorSignatures, parseFunctionSignature } from "@relay/chain";
 import { AppError, type Logger } from "@relay/core";
-import { isUsable, type ChainRepository, type JsonValue, type TransactionRepository, type WalletRepository } from "@relay/db";
+import { isUsable, type ChainRepository, type JsonValue, type NewTransaction, type TransactionRepository, type WalletRepository } from "@relay/db";
+import type { CompiledPolicy } from "@relay/policies";
 import type { Producer } from "@relay/queue";
 import type { SendTransactionRequest } from "../routes/transactions.schema";
+import type { PolicyGate } from "./policy-gate";
 import type { RequestContext } from "./request-context";
 
 export interface SendTransactionDeps {
@@ -12,6 +14,10 @@ export interface SendTransactionDeps {
   wallets: Pick<WalletRepository, "listByProject">;
   producer: Pick<Producer, "enqueue">;
   logger: Logger;
+  /** The project's policy (cached); absent: no policies (every send stored as it comes). */
+  policies?: (projectId: string) => Promise<CompiledPolicy | null>;
+  /** Stores the sends of projects with a policy, or refuses them (docs/policies.md). */
+  policyGate?: Pick<PolicyGate, "create">;
   /** How long a chain or wallet lookup is reused. */
   cacheTtlMs?: number;
   now?: () => number;
@@ -41,7 +47,8 @@ export const duplicateRequest = (transactionId: string): AppError =>
 
 /**
  * sendTransaction: everything that can be wrong with a request is found here, before anything is
- * stored (the calldata is encoded now, so a bad argument is a 400 naming it). Accepted means
+ * stored (the calldata is encoded now, so a bad argument is a 400 naming it; what the project's
+ * policy refuses is a 403 naming the policy: policy-gate.ts). Accepted means
  * written to Postgres with its PENDING status and outbox event; the job is a delivery mechanism,
  * and the reconciler re-creates it if the enqueue below is lost.
  */
@@ -83,7 +90,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
       const errorSignatures = request.errorSignatures && parseErrorSignatures(request.errorSignatures);
 
       const id = request.requestId ?? randomUUID();
-      const result = await deps.transactions.create({
+      const input: NewTransaction = {
         projectId: request.projectId,
         id,
         chainId,
@@ -99,7 +106,10 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
           maxFeePerGasWei: request.maxFeePerGas ?? null,
           expiresAt: request.expiresAt ?? null,
         },
-      });
+      };
+      const policy = deps.policies && deps.policyGate ? await deps.policies(request.projectId) : null;
+      // A project with a policy is checked before anything is stored; one without takes the coalesced INSERT.
+      const result = policy ? await deps.policyGate!.create(policy, input, fragment.selector) : await deps.transactions.create(input);
       if (!result.created) throw duplicateRequest(result.existingId);
       try {
         await deps.producer.enqueue("processTransaction", { v: 1, projectId: request.projectId, transactionId: id, reqId: context.reqId });

@@ -1,12 +1,14 @@
-import { randomUUID } from "node:crypto";
 import { AppError, createBatcher, toError, type BatcherOptions } from "@relay/core";
 import { UNFINISHED_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Database, Sql } from "../client";
 import { createAttemptStore } from "./attempt-store";
 import { createTransactionMoves } from "./transaction-moves";
 import { createNonceAllocation } from "./nonce-allocation";
-import { CALLS_AHEAD, CREATE_MANY, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
-import { asBuffer, toTransaction, type JsonValue, type RequestedFields, type TransactionRecord, type TransactionRow } from "./transaction-record";
+import { CALLS_AHEAD, FIND_MANY, FIND_UNFINISHED } from "./transaction.sql";
+import { insertTransactions, type CreateResult, type NewTransaction } from "./transaction-insert";
+
+export type { CreateResult, NewTransaction } from "./transaction-insert";
+import { toTransaction, type TransactionRecord, type TransactionRow } from "./transaction-record";
 
 /**
  * Transactions, their status history, their signed attempts and the wallets' nonces
@@ -43,22 +45,6 @@ export interface TransactionRepositoryDeps {
   coalesce?: BatcherOptions;
 }
 
-export interface NewTransaction {
-  projectId: string;
-  /** The client's requestId, or a generated UUID. */
-  id: string;
-  chainId: bigint;
-  contractAddress: string;
-  functionSignature: string;
-  args: JsonValue;
-  calldata: Uint8Array;
-  valueWei?: bigint;
-  /** Error signatures to decode custom errors by (ethers' full form); absent: none. */
-  errorSignatures?: readonly string[] | undefined;
-  /** sendTransaction's optional fields; omitted: not given. */
-  request?: Partial<RequestedFields>;
-}
-
 /** A call a wallet's transaction makes at its nonce: what the next transactions of the wallet run after. */
 export interface CallAhead {
   nonce: bigint;
@@ -68,8 +54,6 @@ export interface CallAhead {
   /** The gas limit it was signed with; null while it is not signed. */
   gasLimit: bigint | null;
 }
-
-export type CreateResult = { created: true; id: string; createdAt: Date } | { created: false; existingId: string };
 
 export interface StatusChangeRecord {
   id: bigint;
@@ -82,32 +66,7 @@ export interface StatusChangeRecord {
 const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
 
 export function createTransactionRepository({ sql, db, coalesce }: TransactionRepositoryDeps) {
-  const createMany = async (inputs: readonly NewTransaction[]): Promise<CreateResult[]> => {
-    const result = await sql.query<{ projectId: string; id: string; createdAt: Date }>({ name: "transaction.createMany", text: CREATE_MANY }, [
-      inputs.map((i) => i.projectId),
-      inputs.map((i) => i.id),
-      inputs.map((i) => i.chainId.toString()),
-      inputs.map((i) => i.contractAddress),
-      inputs.map((i) => i.functionSignature),
-      inputs.map((i) => JSON.stringify(i.args)),
-      inputs.map((i) => asBuffer(i.calldata)),
-      inputs.map((i) => (i.valueWei ?? 0n).toString()),
-      inputs.map(() => randomUUID()),
-      inputs.map((i) => (i.errorSignatures ? JSON.stringify(i.errorSignatures) : null)),
-      inputs.map((i) => i.request?.fromAddress ?? null),
-      inputs.map((i) => i.request?.gasLimit?.toString() ?? null),
-      inputs.map((i) => i.request?.maxFeePerGasWei?.toString() ?? null),
-      inputs.map((i) => i.request?.expiresAt ?? null),
-    ]);
-    const created = new Map(result.rows.map((row) => [`${row.projectId}/${row.id}`, row]));
-    // Only the first occurrence of an id repeated in the batch was inserted; the rest conflict.
-    return inputs.map((input) => {
-      const key = `${input.projectId.toLowerCase()}/${input.id.toLowerCase()}`;
-      const row = created.get(key);
-      created.delete(key);
-      return row ? { created: true, id: row.id, createdAt: row.createdAt } : { created: false, existingId: input.id };
-    });
-  };
+  const createMany = (inputs: readonly NewTransaction[]): Promise<CreateResult[]> => insertTransactions(sql, inputs);
   const createAlone = async (input: NewTransaction): Promise<CreateResult> => (await createMany([input]))[0]!;
   /**
    * A batch that Postgres refuses for its data (a row's foreign key, a value out of range: SQL
