@@ -1,5 +1,5 @@
 import { getAddress } from "ethers";
-import { createChainRepository, createPolicyRepository, createPool, type SqlPool } from "@relay/db";
+import { createChainRepository, createPolicyRepository, createPool } from "@relay/db";
 import { createProjectFixture, testDatabaseUrl, type ProjectFixture } from "@relay/testing";
 import { post, startHarness, type Harness } from "./harness";
 
@@ -20,7 +20,7 @@ const SET_X = "0x4018d9aa";
 
 describe("project policies on sendTransaction", () => {
   let h: Harness;
-  let sql: SqlPool;
+  let sql: ReturnType<typeof createPool>;
 
   const rows = async (projectId: string) =>
     (

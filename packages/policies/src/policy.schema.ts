@@ -51,5 +51,7 @@ export function parsePolicy(value: unknown): Policy {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.length === 0 ? "the policy document" : issue.path.map(String).join(".");
-  throw new AppError("BAD_REQUEST", `policy ${path}: ${issue.message}`);
+  // A record key's own message ("a chain id as a decimal string") is one level down.
+  const message = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  throw new AppError("BAD_REQUEST", `policy ${path}: ${message}`);
 }
