@@ -4,6 +4,7 @@ import type { Kek } from "@relay/custody";
 import {
   createApiKeyRepository,
   createChainRepository,
+  createPolicyRepository,
   createDatabase,
   createProjectFundingRepository,
   createProjectRepository,
@@ -52,6 +53,7 @@ export function createCliHarness(db: Database, options: HarnessOptions = {}) {
       chains: createChainRepository(db),
       wallets: createWalletRepository(db),
         fundings: createProjectFundingRepository(db),
+        policies: createPolicyRepository(db),
       getKek:
         options.getKek ??
         (() => {

@@ -1,6 +1,6 @@
 import type { Logger } from "@relay/core";
 import type { Kek } from "@relay/custody";
-import type { ApiKeyRepository, ChainRepository, ProjectFundingRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
+import type { ApiKeyRepository, ChainRepository, PolicyRepository, ProjectFundingRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
 import type { Output } from "./output";
 
 /** What the commands need from the outside world; `main.ts` builds the real ones, tests their own. */
@@ -11,6 +11,8 @@ export interface CliDeps {
   wallets: WalletRepository;
   /** Managed gas settings (`funding`). */
   fundings: ProjectFundingRepository;
+  /** Projects' policies (`policies`). */
+  policies: PolicyRepository;
   /**
    * Loads the key-encryption key. Only `wallets create|import|reseal|export-key` call it, so every other command
    * runs without the KEK in the environment; throws a one-line AppError when it is missing.

@@ -4,6 +4,7 @@ import { createLogger } from "@relay/core";
 import {
   createApiKeyRepository,
   createChainRepository,
+  createPolicyRepository,
   createDatabase,
   createProjectFundingRepository,
   createProjectRepository,
@@ -45,6 +46,7 @@ async function main(args: string[]): Promise<number> {
         chains: createChainRepository(db),
         wallets: createWalletRepository(db),
         fundings: createProjectFundingRepository(db),
+        policies: createPolicyRepository(db),
         getKek: createKekLoader(process.env, devKeys),
         webhookSecrets: createWebhookSecretRepository(db),
         getWebhookKeyring: createWebhookKeyringLoader(process.env, devKeys),

@@ -3,6 +3,7 @@ import { toError } from "@relay/core";
 import { registerChainCommands } from "./commands/chains.command";
 import { registerFundingCommands } from "./commands/funding.command";
 import { registerKeyCommands } from "./commands/keys.command";
+import { registerPolicyCommands } from "./commands/policies.command";
 import { registerProjectCommands } from "./commands/projects.command";
 import { registerWalletCommands } from "./commands/wallets.command";
 import { registerWebhookCommands } from "./commands/webhooks.command";
@@ -28,6 +29,7 @@ export function createProgram(deps: CliDeps): Command {
   registerWalletCommands(program, deps);
   registerWebhookCommands(program, deps);
   registerFundingCommands(program, deps);
+  registerPolicyCommands(program, deps);
   return program;
 }
 

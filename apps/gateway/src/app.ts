@@ -137,7 +137,7 @@ export function createApp(deps: GatewayDeps): Express {
   // Concurrent sendTransaction requests share their INSERT statement and its commit.
   const transactions = createTransactionRepository({ sql: deps.sql, db, coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
   // Policies are cached like API keys: a change an operator makes applies within authCacheTtlMs.
-  const policies = createPolicyRepository(deps.sql);
+  const policies = createPolicyRepository(db);
   app.use(
     transactionRoutes({
       logger: deps.logger,

@@ -31,7 +31,7 @@ describe("project policies on sendTransaction", () => {
     ).rows;
   const send = (p: ProjectFixture, fields: Record<string, unknown> = {}) =>
     post(h.baseUrl, "/transact/sendTransaction", { projectId: p.projectId, chainId: CHAIN, contractAddress: CONTRACT, functionSignature: "ping()", ...fields }, p.apiKey);
-  const setPolicy = (p: ProjectFixture, policy: object) => createPolicyRepository(sql).set(p.projectId, policy as never);
+  const setPolicy = (p: ProjectFixture, policy: object) => createPolicyRepository(h.db).set(p.projectId, policy as never);
 
   /** Sends `fields`, expects a 403 with exactly `message`, and that the project's rows did not change. */
   const refused = async (p: ProjectFixture, fields: Record<string, unknown>, message: string) => {

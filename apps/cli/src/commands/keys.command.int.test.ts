@@ -9,6 +9,8 @@ interface KeyView {
   name: string;
   createdAt: string;
   revokedAt: string | null;
+  scopes: string[];
+  allowedCidrs: string[];
 }
 
 describe("relay keys", () => {
@@ -46,7 +48,7 @@ describe("relay keys", () => {
 
     const listed = await cli.json<KeyView[]>("keys", "list", "--project", project.name);
     expect(listed.map((k) => k.name)).toEqual(expect.arrayContaining(["ci", "default", "human"]));
-    for (const key of listed) expect(Object.keys(key).sort()).toEqual(["createdAt", "id", "name", "projectId", "revokedAt"]);
+    for (const key of listed) expect(Object.keys(key).sort()).toEqual(["allowedCidrs", "createdAt", "id", "name", "projectId", "revokedAt", "scopes"]);
 
     const table = await cli.run("keys", "list", "--project", project.name);
     const stored = await createApiKeyRepository(db).listByProject(project.id);
@@ -77,5 +79,35 @@ describe("relay keys", () => {
     expect(line).toMatch(/not the token/);
     expect(line).not.toContain(token);
     expect(await cli.fails("keys", "list", "--project", "no-such-project")).toMatch(/^error: No project with id or name "no-such-project": run `npm run relay -- projects list`/);
+  });
+
+  it("creates a key with scopes and an IP allowlist, lists them, and changes them with keys restrict", async () => {
+    const all = await cli.json<KeyView>("keys", "create", "--project", project.name, "--name", "all");
+    expect([all.scopes, all.allowedCidrs]).toEqual([["send", "sign", "read", "webhooks", "wallets"], []]);
+    const limited = await cli.json<KeyView>("keys", "create", "--project", project.name, "--name", "limited", "--scopes", "sign,SEND", "--allow-ip", "10.0.0.0/8, 2001:db8::/32");
+    expect([limited.scopes, limited.allowedCidrs]).toEqual([["send", "sign"], ["10.0.0.0/8", "2001:db8::/32"]]);
+    const stored = await createApiKeyRepository(db).findById(limited.id);
+    expect([stored?.scopes, stored?.allowedCidrs]).toEqual([["send", "sign"], ["10.0.0.0/8", "2001:db8::/32"]]);
+
+    const table = (await cli.run("keys", "list", "--project", project.name)).stdout;
+    expect(table).toMatch(/SCOPES\s+ALLOWED IPS/);
+    expect(table).toMatch(/send,sign\s+10\.0\.0\.0\/8,2001:db8::\/32/);
+
+    const read = await cli.json<KeyView>("keys", "restrict", limited.id, "--scopes", "read");
+    expect([read.scopes, read.allowedCidrs]).toEqual([["read"], ["10.0.0.0/8", "2001:db8::/32"]]);
+    const anywhere = await cli.json<KeyView>("keys", "restrict", limited.id, "--allow-ip", "any");
+    expect([anywhere.scopes, anywhere.allowedCidrs]).toEqual([["read"], []]);
+    const human = await cli.run("keys", "restrict", limited.id, "--allow-ip", "127.0.0.1");
+    expect(human.stdout).toBe(`API key ${limited.id} (limited) may now read from 127.0.0.1/32\n`);
+  });
+
+  it("refuses unknown scopes, bad CIDR ranges and a restrict that changes nothing, and stores nothing", async () => {
+    const before = (await createApiKeyRepository(db).listByProject(project.id)).length;
+    expect(await cli.fails("keys", "create", "--project", project.name, "--scopes", "send,admin")).toBe('error: "admin" is not a scope; scopes are send, sign, read, webhooks, wallets');
+    expect(await cli.fails("keys", "create", "--project", project.name, "--allow-ip", "10.0.0.0/33")).toBe('error: "10.0.0.0/33" is not a CIDR range such as 10.0.0.0/8 or 2001:db8::/32');
+    expect((await createApiKeyRepository(db).listByProject(project.id)).length).toBe(before);
+    const key = await cli.json<KeyView>("keys", "create", "--project", project.name);
+    expect(await cli.fails("keys", "restrict", key.id)).toBe("error: give --scopes, --allow-ip or both");
+    expect(await cli.fails("keys", "restrict", randomUUID(), "--scopes", "read")).toMatch(/^error: No API key with id /);
   });
 });
