@@ -143,6 +143,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET personal signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignature/${a.signatureId}` })],
     ["GET personal signatures", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/personalSignatures` })],
     ["GET transactions list", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions?status=PENDING,CONFIRMED&limit=5` })],
+    ["GET policy", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/policy` })],
     ["POST cancel", () => ({ method: "POST", path: `/transact/project/${a.fixture.projectId}/transactions/${toCancel}/cancel` })],
     ["POST speedUp", () => ({ method: "POST", path: `/transact/project/${a.fixture.projectId}/transactions/${toSpeedUp}/speedUp` })],
   ];

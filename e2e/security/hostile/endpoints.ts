@@ -341,6 +341,15 @@ export function endpoints(world: World): Endpoint[] {
         .map(([p, query]) => `/funding/project/${p}/transactions${query}`),
     },
     {
+      name: "GET policy",
+      runs: 200,
+      method: "GET",
+      documented: "/transact/project/{projectId}/policy",
+      allowed: [200, 400],
+      authenticated: true,
+      path: fc.tuple(project, fc.constantFrom("", "/", "?x=1", "?__proto__[x]=1")).map(([p, q]) => `/transact/project/${p}/policy${q}`),
+    },
+    {
       name: "GET transactions list",
       runs: 500,
       method: "GET",
