@@ -21,6 +21,7 @@ describe("the reference's sections and events", () => {
     expect(tagOf("POST /transact/sendTransaction")).toEqual(["Transactions"]);
     expect(tagOf("POST /transact/project/{projectId}/transactions/{transactionId}/cancel")).toEqual(["Transactions"]);
     expect(tagOf("POST /transact/call")).toEqual(["Read-only calls"]);
+    expect(tagOf("GET /transact/project/{projectId}/policy")).toEqual(["Policies"]);
     expect(tagOf("POST /wallet/project/{projectId}/personalSign")).toEqual(["Signing"]);
     expect(tagOf("POST /wallet/project/{projectId}/signTypedData")).toEqual(["Signing"]);
     expect(tagOf("GET /wallet/project/{projectId}/requests")).toEqual(["Syndicate reads"]);
