@@ -194,7 +194,7 @@ describe("@relay/client against the relay", () => {
     expect((await relay.listTypedDataSignatures()).map((s) => s.signatureId)).toContain(typed.signatureId);
   });
 
-  it("creates, lists, deactivates, reactivates and retires a wallet; lists the (empty) funding top-ups", async () => {
+  it("creates, lists, deactivates, reactivates and retires a wallet; lists the (empty) funding top-ups; reads the (absent) policy", async () => {
     const created = await relay.createWallet({ chainId: anvil.chainId });
     expect(created.projectId).toBe(project.projectId);
     const listed = await relay.listWallets({ withData: true });
@@ -204,6 +204,7 @@ describe("@relay/client against the relay", () => {
     await expect(relay.retireWallet(created.walletAddress)).resolves.toMatchObject({ walletAddress: created.walletAddress });
     expect((await relay.listWallets()).find((w) => w.walletAddress === created.walletAddress)!.retiredAt).not.toBeNull();
     await expect(relay.listFundingTransactions({ page: 0, limit: 10 })).resolves.toEqual({ transactions: [], total: 0 });
+    await expect(relay.getPolicy()).resolves.toEqual({ projectId: project.projectId, policy: null, updatedAt: null });
   });
 
   it("answers every refusal as its typed error, with the relay's status and message", async () => {

@@ -15,6 +15,7 @@ import type * as wallets from "../../apps/gateway/src/syndicate/wallets.schema";
 import type * as funding from "../../apps/gateway/src/syndicate/funding.schema";
 import type * as typed from "../../apps/gateway/src/syndicate/signing.schema";
 import type * as call from "../../apps/gateway/src/syndicate/call.schema";
+import type * as policy from "../../apps/gateway/src/routes/policy.schema";
 import type * as events from "@relay/webhooks";
 
 /** zod 4's z.output / z.input, without importing zod here. */
@@ -53,6 +54,7 @@ export type Conformance = [
   Check<Same<C.Wallet, Out<typeof wallets.walletResponse>>>,
   Check<Same<C.WalletWithData, Out<typeof wallets.walletWithDataResponse>>>,
   Check<Same<C.FundingTransactions, Out<typeof funding.fundingTransactionsResponse>>>,
+  Check<Same<C.ProjectPolicy, Out<typeof policy.projectPolicyResponse>>>,
   Check<Sends<C.SignTypedDataRequest, In<typeof typed.signTypedDataRequest>>>,
   Check<Same<C.SignTypedDataResponse, Out<typeof typed.signTypedDataResponse>>>,
   Check<Same<C.TypedDataSignature, Out<typeof typed.typedSignature>>>,

@@ -12,6 +12,7 @@ import {
   type EventCallbackRequest,
   type EventCallbackRotated,
   type FundingTransactions,
+  type ProjectPolicy,
   type ListTransactionsQuery,
   type MessageSignature,
   type PageQuery,
@@ -240,6 +241,11 @@ export class RelayClient {
   /** GET /funding/project/{projectId}/transactions: top-ups of the project's wallets. */
   async listFundingTransactions(query: PageQuery = {}, options: CallOptions = {}): Promise<FundingTransactions> {
     return this.read(`/funding/project/${this.project(options.projectId)}/transactions`, { ...query }, options);
+  }
+
+  /** GET /transact/project/{projectId}/policy: what the project's sends are checked against (set by an operator). */
+  async getPolicy(options: CallOptions = {}): Promise<ProjectPolicy> {
+    return this.read(`/transact/project/${this.project(options.projectId)}/policy`, {}, options);
   }
 
   /** POST /wallet/project/{projectId}/signTypedData (EIP-712). A signatureId is generated when absent. */

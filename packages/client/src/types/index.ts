@@ -9,3 +9,4 @@ export * from "./signing";
 export * from "./wallets";
 export * from "./syndicate-reads";
 export * from "./webhooks";
+export * from "./policies";
