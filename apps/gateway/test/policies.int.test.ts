@@ -92,7 +92,7 @@ describe("project policies on sendTransaction", () => {
     await refused(
       p,
       { functionSignature: "setX(uint256 x)", args: { x: "1" } },
-      `policy contracts: function function setX(uint256 x) (selector ${SET_X}) is not allowed on contract ${CONTRACT} of chain ${CHAIN}; an operator allows it with \`npm run relay -- policies allow-contract --project ${p.projectId} --chain ${CHAIN} --address ${CONTRACT} --function "function setX(uint256 x)"\``,
+      `policy contracts: function setX(uint256 x) (selector ${SET_X}) is not allowed on contract ${CONTRACT} of chain ${CHAIN}; an operator allows it with \`npm run relay -- policies allow-contract --project ${p.projectId} --chain ${CHAIN} --address ${CONTRACT} --function "setX(uint256 x)"\``,
     );
     const other = await send(p, { contractAddress: OTHER_CONTRACT, functionSignature: "transfer(address to, uint256 amount)", args: { to: CONTRACT, amount: "5" } });
     expect(other.status).toBe(403);

@@ -22,7 +22,7 @@ describe("refuseCall", () => {
     const policy = compiled({ contracts: { "1": [{ address: A.toLowerCase(), functions: ["transfer(address,uint256)"] }, { address: A, functions: ["0x095EA7B3"] }], "5": [{ address: B }] } });
     expect(refuseCall(policy, call())).toBeNull();
     expect(refuseCall(policy, call({ functionSignature: "function approve(address s, uint256 a)", selector: "0x095ea7b3" }))).toBeNull();
-    expect(refuseCall(policy, call({ functionSignature: "function ping()", selector: "0x5c36b186" }))).toMatch(/^policy contracts: function function ping\(\) \(selector 0x5c36b186\) is not allowed on contract/);
+    expect(refuseCall(policy, call({ functionSignature: "function ping()", selector: "0x5c36b186" }))).toMatch(/^policy contracts: function ping\(\) \(selector 0x5c36b186\) is not allowed on contract/);
     expect(refuseCall(policy, call({ contractAddress: B }))).toMatch(/^policy contracts: contract 0x0+bB is not on project p's allowlist for chain 1;/);
     expect(refuseCall(policy, call({ chainId: 5n, contractAddress: B, selector: "0x12345678" }))).toBeNull();
     expect(refuseCall(policy, call({ chainId: 10n }))).toMatch(/has no entry for chain 10, so no contract may be called on it/);

@@ -71,7 +71,8 @@ export function refuseCall(policy: CompiledPolicy, call: CallToCheck): string | 
     }
     const selectors = allowed.get(key);
     if (selectors && !selectors.has(call.selector)) {
-      return `policy contracts: function ${call.functionSignature} (selector ${call.selector}) is not allowed on contract ${call.contractAddress} of chain ${chain}; an operator allows it with ${cli(`allow-contract ${p} --chain ${chain} --address ${call.contractAddress} --function "${call.functionSignature}"`)}`;
+      const fn = call.functionSignature.replace(/^function /, "");
+      return `policy contracts: function ${fn} (selector ${call.selector}) is not allowed on contract ${call.contractAddress} of chain ${chain}; an operator allows it with ${cli(`allow-contract ${p} --chain ${chain} --address ${call.contractAddress} --function "${fn}"`)}`;
     }
   }
   if (policy.valuePerTransactionWei !== null && call.valueWei > policy.valuePerTransactionWei) {
