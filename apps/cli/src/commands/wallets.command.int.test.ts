@@ -66,7 +66,7 @@ describe("relay wallets", () => {
     // The second import of the same key is refused, and says why without the key.
     expect(human.code).toBe(1);
     expect(human.stderr).toBe(`error: Wallet ${key.address} is already in this project (id ${imported.id}): nothing to do\n`);
-    for (const text of [json.stdout, json.stderr, human.stdout, human.stderr, stored!.encryptedKey]) expectNoKey(text, key.privateKey);
+    for (const text of [json.stdout, json.stderr, human.stdout, human.stderr, stored!.encryptedKey!]) expectNoKey(text, key.privateKey);
   });
 
   it("reads the key from --private-key-file", async () => {
