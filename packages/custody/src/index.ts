@@ -16,3 +16,5 @@ export type { KeyMakers, NewKeyToStore } from "./new-wallet-key";
 export { CURVE_ORDER, toRecoverable } from "./recoverable-signature";
 export type { RecoverableSignature } from "./recoverable-signature";
 export type { DigestSigner } from "./ethereum-signer";
+export { custodyNames, openCustodyBackends } from "./open-backends";
+export type { CustodyBackends, CustodySettings } from "./open-backends";
