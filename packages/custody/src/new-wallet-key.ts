@@ -1,4 +1,4 @@
-import type { CustodyBackendName } from "@relay/core";
+import { AppError, type CustodyBackendName } from "@relay/core";
 import type { Kek } from "@relay/secrets";
 import { backendNotConfigured, type ExternalKeyBackend } from "./backends";
 import { generateWalletKey } from "./wallet-keys";
@@ -9,7 +9,8 @@ export type NewKeyToStore =
   | { backend: "HSM" | "KMS"; address: string; keyRef: string };
 
 export interface KeyMakers {
-  kek: Kek;
+  /** Needed for LOCAL keys only (the CLI makes an HSM or KMS key without it). */
+  kek?: Kek;
   hsm?: ExternalKeyBackend;
   kms?: ExternalKeyBackend;
 }
@@ -19,7 +20,10 @@ export interface KeyMakers {
  * BAD_REQUEST naming the settings it needs (the HTTP answer is a 400, the CLI prints it).
  */
 export async function newWalletKey(makers: KeyMakers, backend: CustodyBackendName): Promise<NewKeyToStore> {
-  if (backend === "LOCAL") return { backend, ...generateWalletKey(makers.kek) };
+  if (backend === "LOCAL") {
+    if (!makers.kek) throw new AppError("CONFIG", "A LOCAL wallet's key is sealed under KEY_ENCRYPTION_KEY, which is not set");
+    return { backend, ...generateWalletKey(makers.kek) };
+  }
   const external = backend === "HSM" ? makers.hsm : makers.kms;
   if (!external) throw backendNotConfigured(backend, { creating: true });
   return { backend, ...(await external.createKey()) };

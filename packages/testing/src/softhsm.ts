@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -11,36 +10,55 @@ const run = promisify(execFile);
 /** Where Debian's softhsm2 puts its PKCS#11 module (scripts/lib/debian-packages.sh installs it). */
 export const SOFTHSM_LIBRARY = "/usr/lib/softhsm/libsofthsm2.so";
 
+/**
+ * The run's private SoftHSM2 store: a token directory and a SOFTHSM2_CONF naming it, in a
+ * temporary directory. Made by jest's global setup, which exports SOFTHSM2_CONF before the
+ * workers start: the module reads it with getenv at C_Initialize, and a test's `process.env` is
+ * jest's copy, which a native library never sees. Removed by the global teardown.
+ */
+export function createSoftHsmStore(): { conf: string; remove: () => void } | null {
+  if (!existsSync(SOFTHSM_LIBRARY)) return null;
+  const dir = mkdtempSync(join(tmpdir(), "relay-softhsm-"));
+  mkdirSync(join(dir, "tokens"));
+  const conf = join(dir, "softhsm2.conf");
+  writeFileSync(conf, `directories.tokendir = ${join(dir, "tokens")}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
+  return { conf, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 export interface SoftHsmToken {
   library: string;
   tokenLabel: string;
   pin: string;
   soPin: string;
-  /** SOFTHSM2_CONF: the module reads it at C_Initialize, so a process must have it in its environment first. */
+  /** For child processes: the run's SOFTHSM2_CONF. */
   env: { SOFTHSM2_CONF: string };
-  /** Removes the token directory and its configuration. */
+  /** Deletes the token and its keys. */
   remove(): Promise<void>;
 }
 
 /**
- * A private SoftHSM2 token for one test file: its own token directory and SOFTHSM2_CONF in a
- * temporary directory, initialised with softhsm2-util, removed by `remove()`. Sets SOFTHSM2_CONF
- * in this process (the module is loaded here); child processes get `env`.
+ * A token of one test file's own in the run's store (softhsm2-util --init-token), with random PINs.
+ * `remove()` deletes it; the store goes with the run.
  */
 export async function createSoftHsmToken(): Promise<SoftHsmToken> {
+  const conf = process.env.SOFTHSM2_CONF;
   if (!existsSync(SOFTHSM_LIBRARY)) {
     throw new Error(`${SOFTHSM_LIBRARY} is missing: install softhsm2 (bash -c 'source scripts/lib/debian-packages.sh && ensure_test_packages', which scripts/test.sh runs)`);
   }
-  const dir = await mkdtemp(join(tmpdir(), "relay-softhsm-"));
-  const tokens = join(dir, "tokens");
-  await mkdir(tokens);
-  const conf = join(dir, "softhsm2.conf");
-  await writeFile(conf, `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
+  if (!conf || !existsSync(conf)) throw new Error("SOFTHSM2_CONF is not set: run through the root jest config (its global setup makes the run's SoftHSM2 store)");
   const tokenLabel = `relay-test-${randomBytes(4).toString("hex")}`;
   const pin = randomBytes(8).toString("hex");
   const soPin = randomBytes(8).toString("hex");
   const env = { SOFTHSM2_CONF: conf };
   await run("softhsm2-util", ["--init-token", "--free", "--label", tokenLabel, "--pin", pin, "--so-pin", soPin], { env: { ...process.env, ...env } });
-  process.env.SOFTHSM2_CONF = conf;
-  return { library: SOFTHSM_LIBRARY, tokenLabel, pin, soPin, env, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    library: SOFTHSM_LIBRARY,
+    tokenLabel,
+    pin,
+    soPin,
+    env,
+    remove: async () => {
+      await run("softhsm2-util", ["--delete-token", "--token", tokenLabel], { env: { ...process.env, ...env } });
+    },
+  };
 }
