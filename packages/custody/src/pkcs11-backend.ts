@@ -32,13 +32,16 @@ const hsmError = (what: string, e: unknown, retryable: boolean): AppError => {
 /**
  * Keys generated and used inside a PKCS#11 token: the private key is created sensitive and not
  * extractable, so it never leaves the token; the relay keeps its CKA_ID and address only.
- * One module load, one login and a few sessions per process.
+ * One module load, one login and a few sessions per process: a PKCS#11 module is initialised
+ * once per process, so a process opens one backend (a second fails with
+ * CKR_CRYPTOKI_ALREADY_INITIALIZED until the first is closed).
  */
 export function openPkcs11Backend(settings: Pkcs11Settings): ExternalKeyBackend {
   const p11 = new pkcs11js.PKCS11();
   try {
     p11.load(settings.library);
-    p11.C_Initialize();
+    // Signatures run on libuv's threads (C_SignAsync), several sessions at once: the module must lock.
+    p11.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
   } catch (e) {
     throw hsmError(`loading the PKCS#11 module ${settings.library}`, e, false);
   }
