@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
-import { createLogger } from "@relay/core";
+import { AppError, createLogger } from "@relay/core";
 import { newWalletKey, openWalletKey } from "@relay/custody";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createProjectFixture, testDatabaseUrl, testKek } from "@relay/testing";
@@ -60,6 +60,21 @@ describe("createWallet processor", () => {
       const result = await process({ v: 1, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST", backend }, { logger } as never);
       expect(result).toEqual({ refused: expect.stringMatching(settings) });
     }
+    expect(await wallets.listByProject(project.projectId)).toEqual([]);
+  });
+
+  it("lets a backend's transient failure fail the run, to be retried, and stores nothing", async () => {
+    const project = await createProjectFixture(db, kek, { wallets: 0 });
+    const flaky = createCreateWalletProcessor({
+      wallets,
+      newKey: async () => {
+        throw new AppError("UNAVAILABLE", "HSM: generating a secp256k1 key pair failed (CKR_DEVICE_ERROR)", { retryable: true });
+      },
+    });
+    await expect(flaky({ v: 1, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST", backend: "HSM" }, { logger } as never)).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+      retryable: true,
+    });
     expect(await wallets.listByProject(project.projectId)).toEqual([]);
   });
 });
