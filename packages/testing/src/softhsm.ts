@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -18,11 +18,28 @@ export const SOFTHSM_LIBRARY = "/usr/lib/softhsm/libsofthsm2.so";
  */
 export function createSoftHsmStore(): { conf: string; remove: () => void } | null {
   if (!existsSync(SOFTHSM_LIBRARY)) return null;
-  const dir = mkdtempSync(join(tmpdir(), "relay-softhsm-"));
+  removeStaleStores();
+  const dir = mkdtempSync(join(tmpdir(), STORE_PREFIX));
   mkdirSync(join(dir, "tokens"));
   const conf = join(dir, "softhsm2.conf");
   writeFileSync(conf, `directories.tokendir = ${join(dir, "tokens")}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
   return { conf, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const STORE_PREFIX = "relay-softhsm-";
+/** Far beyond any test run: a store this old is a crashed run's, whose teardown never ran. */
+const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+function removeStaleStores(): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(STORE_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    try {
+      if (Date.now() - statSync(dir).mtimeMs > STALE_AFTER_MS) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Removed by another run meanwhile.
+    }
+  }
 }
 
 export interface SoftHsmToken {
