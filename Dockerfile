@@ -7,6 +7,13 @@ FROM node:20-bookworm-slim AS build
 
 RUN npm install -g pnpm@10.34.9 && npm cache clean --force
 
+# pkcs11js (HSM custody) is compiled at install, against the image's own Node headers
+# (/usr/local/include/node, so node-gyp downloads none): it needs a compiler and Python here only.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local
+
 WORKDIR /src
 
 # Fetch every package from the lockfile alone, so this layer is reused until the lockfile changes.

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/pnpm.sh
+source scripts/lib/debian-packages.sh
+ensure_test_packages
 "${PNPM[@]}" install --frozen-lockfile --reporter=silent
 bash scripts/generate.sh
 echo "== type check"

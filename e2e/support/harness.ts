@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { Writable } from "node:stream";
 import { createLogger, type Logger } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
-import { createLocalSigner, generateWalletKey, type Kek } from "@relay/custody";
+import { createCustodySigner, newWalletKey, type ExternalKeyBackend, type Kek } from "@relay/custody";
 import type { Registry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
@@ -57,11 +57,13 @@ export interface Harness {
 export async function startHarness(
   label: string,
   settings: Partial<GatewayDeps["settings"]> = {},
-  options: { databaseUrl?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts> } = {},
+  options: { databaseUrl?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts>; custody?: { hsm?: ExternalKeyBackend; kms?: ExternalKeyBackend } } = {},
 ): Promise<Harness> {
   const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
   const db = createDatabase({ pool });
   const kek = testKek();
+  // The workers' custody, as their main.ts builds it: LOCAL always, HSM and KMS when the test gives them.
+  const keys = { kek, ...options.custody };
   const webhookKeyring = testKek();
   const prefix = testQueuePrefix(label);
   const workerMetrics = options.workerMetrics;
@@ -121,8 +123,8 @@ export async function startHarness(
       worker = createSigningWorker({
         sql: pool,
         redis: workerRedis,
-        signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }),
-        newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(kek) },
+        signer: createCustodySigner({ ...keys, loadKey: createWalletRepository(db).findWithKey }),
+        newWallets: { wallets: createWalletRepository(db), newKey: (backend) => newWalletKey(keys, backend) },
         logger,
         queuePrefix: prefix,
         concurrency: 16,
@@ -139,7 +141,7 @@ export async function startHarness(
         db,
         sql: pool,
         redis: txRedis,
-        signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }),
+        signer: createCustodySigner({ ...keys, loadKey: createWalletRepository(db).findWithKey }),
         logger,
         queuePrefix: prefix,
         concurrency: options.concurrency ?? 16,

@@ -33,6 +33,7 @@ export const EXTERNAL: Readonly<Record<string, string>> = {
   bullmq: "native msgpack decoder (msgpackr-extract) found from its own folder; sandboxed processors are files",
   ioredis: "the one copy bullmq loads too: the connections we open are handed to it",
   secp256k1: "libsecp256k1's prebuilt binding, found from its own folder (inlined, signing would silently fall back to JS)",
+  pkcs11js: "the PKCS#11 binding (HSM custody) loads build/Release/pkcs11.node from its own folder",
   "swagger-ui-express": "serves swagger-ui-dist's files from that package's folder (/docs)",
   "@bull-board/api": "reads the dashboard's UI package (@bull-board/ui) from its folder",
   "@bull-board/express": "serves the dashboard's assets and templates from @bull-board/ui's folder (/admin/queues)",

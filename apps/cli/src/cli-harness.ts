@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { AppError } from "@relay/core";
-import type { Kek } from "@relay/custody";
+import type { CustodyBackends, Kek } from "@relay/custody";
 import {
   createApiKeyRepository,
   createChainRepository,
@@ -41,6 +41,8 @@ export interface HarnessOptions {
   probeChainId?: CliDeps["probeChainId"];
   /** Omit to run without WEBHOOK_SECRET_KEY. */
   webhookKeyring?: Kek;
+  /** The HSM and KMS backends `wallets create --backend` uses; omit for none configured. */
+  custody?: Omit<CustodyBackends, "close">;
 }
 
 export function createCliHarness(db: Database, options: HarnessOptions = {}) {
@@ -65,6 +67,7 @@ export function createCliHarness(db: Database, options: HarnessOptions = {}) {
         if (!options.webhookKeyring) throw new AppError("CONFIG", "WEBHOOK_SECRET_KEY is not set");
         return options.webhookKeyring;
       },
+      getCustodyBackends: () => ({ ...options.custody, close: async () => undefined }),
       output: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
       readSecretStdin: async () => options.stdin ?? "",
       ...(options.probeChainId ? { probeChainId: options.probeChainId } : {}),

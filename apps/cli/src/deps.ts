@@ -1,5 +1,5 @@
 import type { Logger } from "@relay/core";
-import type { Kek } from "@relay/custody";
+import type { CustodyBackends, Kek } from "@relay/custody";
 import type { ApiKeyRepository, ChainRepository, PolicyRepository, ProjectFundingRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
 import type { Output } from "./output";
 
@@ -18,6 +18,11 @@ export interface CliDeps {
    * runs without the KEK in the environment; throws a one-line AppError when it is missing.
    */
   getKek: () => Kek;
+  /**
+   * Opens the HSM and KMS backends configured by HSM_* and KMS_* (once; main.ts closes them). Only
+   * `wallets create --backend hsm|kms` calls it.
+   */
+  getCustodyBackends: () => CustodyBackends;
   /** Registrations' sealed webhook secrets (`webhooks reseal`). */
   webhookSecrets: WebhookSecretRepository;
   /** Loads the webhook secrets' keyring (WEBHOOK_SECRET_KEY*); only `webhooks reseal` calls it. */

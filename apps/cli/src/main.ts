@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { ConfigError, loadCliConfig } from "@relay/config";
+import { ConfigError, loadCliConfig, loadCliCustodyConfig } from "@relay/config";
+import { openCustodyBackends, type CustodyBackends } from "@relay/custody";
 import { createLogger } from "@relay/core";
 import {
   createApiKeyRepository,
@@ -38,6 +39,7 @@ async function main(args: string[]): Promise<number> {
   // NODE_ENV=production, where a key from a forgotten .dev/ would seal real wallets.
   const devKeys: DevKeys | undefined = config.env === "production" ? undefined : { dir: join(process.cwd(), ".dev"), announce: output.stderr };
   const db = createDatabase({ url: config.databaseUrl, poolSize: 2 });
+  let custody: CustodyBackends | undefined;
   try {
     return await runProgram(
       {
@@ -50,6 +52,7 @@ async function main(args: string[]): Promise<number> {
         getKek: createKekLoader(process.env, devKeys),
         webhookSecrets: createWebhookSecretRepository(db),
         getWebhookKeyring: createWebhookKeyringLoader(process.env, devKeys),
+        getCustodyBackends: () => (custody ??= openCustodyBackends(loadCliCustodyConfig(process.env))),
         output,
         readSecretStdin: () => readSecretFromStdin(),
         logger,
@@ -57,6 +60,7 @@ async function main(args: string[]): Promise<number> {
       args,
     );
   } finally {
+    await custody?.close();
     await db.$disconnect();
   }
 }

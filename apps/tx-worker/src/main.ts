@@ -1,6 +1,6 @@
 import { loadTxWorkerConfig } from "@relay/config";
 import { createPool, createWalletRepository } from "@relay/db";
-import { createLocalSigner } from "@relay/custody";
+import { createCustodySigner, custodyNames, openCustodyBackends } from "@relay/custody";
 import { runWorkerProcess } from "@relay/worker-process";
 import { createTxWorker } from "./worker";
 
@@ -8,6 +8,8 @@ import { createTxWorker } from "./worker";
 const FOLLOW_POOL_SIZE = 4;
 
 runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, redis, metricsRegistry }) => {
+  // Every signature (sends, cancels, speed-ups, gap fills, top-ups) goes through this one signer.
+  const custody = openCustodyBackends(config.custody);
   const followPool = createPool({ url: config.databaseUrl, poolSize: FOLLOW_POOL_SIZE, queryTimeoutMs: config.databaseQueryTimeoutMs });
   const worker = createTxWorker({
     metricsRegistry,
@@ -15,7 +17,7 @@ runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, r
     sql: pool,
     followSql: followPool,
     redis,
-    signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
+    signer: createCustodySigner({ kek: config.kek, hsm: custody.hsm, kms: custody.kms, loadKey: createWalletRepository(db).findWithKey }),
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,
@@ -31,9 +33,10 @@ runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, r
       await worker.producer.schedule("reconcileNonces");
       await worker.producer.schedule("checkBalances");
     },
-    started: { message: "tx worker started", fields: { concurrency: config.concurrency, queuePrefix: config.queuePrefix } },
+    started: { message: "tx worker started", fields: { concurrency: config.concurrency, queuePrefix: config.queuePrefix, custody: custodyNames(custody) } },
     close: async () => {
       await followPool.end();
+      await custody.close();
     },
   };
 });

@@ -245,6 +245,8 @@ export function endpoints(world: World): Endpoint[] {
     projectId: { valid: fc.constantFrom(own.projectId, own.projectId.toUpperCase()), bad: fc.oneof(fc.constant(other.projectId), fc.uuid(), badUuid) },
     chainId: { valid: fc.constant(world.chainId), bad: fc.oneof(fc.constantFrom(1, 0, -1, 1.5, 2 ** 53, "31901", null), fc.integer()) },
     type: { valid: fc.constantFrom("BROADCAST", undefined, null), bad: fc.oneof(fc.constantFrom("SIGNING", "CLUSTER_MANAGER", "broadcast"), hostileString) },
+    // HSM and KMS are valid names the hostile harness's workers are not configured for: a 400 naming their settings.
+    backend: { valid: fc.constantFrom("LOCAL", "local", "HSM", "kms", undefined, null), bad: fc.oneof(fc.constantFrom("VAULT", "", 1, true, ["HSM"], { backend: "HSM" }), hostileString) },
   });
   // Never the project's first wallet, which the other routes sign and send with: addresses of no wallet (404), or the other
   // project's wallet (404 through this project; 200 with the other project's key and id).
@@ -296,7 +298,7 @@ export function endpoints(world: World): Endpoint[] {
     { name: "DELETE eventCallback", runs: 400, method: "DELETE", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}`) },
     { name: "POST rotateSecret", runs: 400, method: "POST", documented: "/webhook/project/{projectId}/eventCallback/{eventCallbackId}/rotateSecret", allowed: [200, 400, 404, 409], authenticated: true, path: fc.tuple(project, anyOf(own.callbackIds, other.callbackIds)).map(([p, c]) => `/webhook/project/${p}/eventCallback/${c}/rotateSecret`) },
     { name: "GET wallets", runs: 300, method: "GET", documented: "/wallet/project/{projectId}/wallets", allowed: [200, 400], authenticated: true, path: fc.tuple(project, fc.constantFrom("", "?withData=true", "?withData=false", "?withData=1", "?withData=true&withData=false", "?other=1")).map(([p, q]) => `/wallet/project/${p}/wallets${q}`) },
-    { name: "POST createWallet", runs: 300, method: "POST", documented: "/wallet/create", allowed: [200, 400], authenticated: true, path: fc.constant("/wallet/create"), body: { objects: createWallet, fields: ["projectId", "chainId", "type"] } },
+    { name: "POST createWallet", runs: 300, method: "POST", documented: "/wallet/create", allowed: [200, 400], authenticated: true, path: fc.constant("/wallet/create"), body: { objects: createWallet, fields: ["projectId", "chainId", "type", "backend"] } },
     { name: "POST toggleIsActive", runs: 400, method: "POST", documented: "/wallet/toggleIsActive", allowed: [200, 400, 404], authenticated: true, path: fc.constant("/wallet/toggleIsActive"), body: { objects: walletChange({}), fields: ["projectId", "walletAddress"] } },
     { name: "POST retireWallet", runs: 400, method: "POST", documented: "/wallet/retire", allowed: [200, 400, 404], authenticated: true, path: fc.constant("/wallet/retire"), body: { objects: walletChange({ gasRecipient: { valid: fc.constant(undefined), bad: fc.oneof(address, hostileValue) } }), fields: ["projectId", "walletAddress", "gasRecipient"] } },
     { name: "GET Syndicate request", runs: 400, method: "GET", documented: "/wallet/project/{projectId}/request/{transactionId}", allowed: [200, 400, 404], authenticated: true, path: fc.tuple(project, anyOf(own.transactionIds, other.transactionIds)).map(([p, t]) => `/wallet/project/${p}/request/${t}`) },

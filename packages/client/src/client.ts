@@ -6,6 +6,7 @@ import {
   type AttemptsQuery,
   type CancelResponse,
   type CreateWalletResponse,
+  type CustodyBackend,
   type EventCallback,
   type EventCallbackDeleted,
   type EventCallbackListItem,
@@ -223,8 +224,11 @@ export class RelayClient {
     return this.read(`/wallet/project/${this.project(options.projectId)}/wallets`, { withData: query.withData }, options);
   }
 
-  /** POST /wallet/create. Not repeated on a 503: a repeat could create a second wallet. */
-  async createWallet(request: { chainId: number; type?: "BROADCAST" | null }, options: CallOptions = {}): Promise<CreateWalletResponse> {
+  /**
+   * POST /wallet/create. Not repeated on a 503: a repeat could create a second wallet. `backend`:
+   * where the key is made and kept (LOCAL by default; HSM and KMS as the relay is configured).
+   */
+  async createWallet(request: { chainId: number; type?: "BROADCAST" | null; backend?: CustodyBackend | null }, options: CallOptions = {}): Promise<CreateWalletResponse> {
     return this.send({ method: "POST", path: "/wallet/create", body: { ...request, projectId: this.project(options.projectId) }, idempotent: false, signal: options.signal });
   }
 

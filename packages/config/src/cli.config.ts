@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { common, toCommon, type CommonConfig } from "./common";
 import { parseEnv, type Env } from "./load";
+import { custodyFields, toCustodyConfig, type CustodyConfig } from "./custody";
 import { databaseUrl, kekFields, logLevel, toKeyEncryptionConfig, toWebhookKeyring, webhookKeyFields, type KeyEncryptionConfig } from "./fields";
 
 const cliSchema = z.object({ ...common, ...kekFields });
+const cliCustodySchema = z.object(custodyFields);
 const cliReadOnlySchema = z.object(common);
 
 export interface CliConfig extends CommonConfig {
@@ -32,4 +34,9 @@ const migrateSchema = z.object({ LOG_LEVEL: logLevel, DATABASE_URL: databaseUrl 
 export function loadMigrateConfig(env: Env = process.env): Readonly<{ databaseUrl: string; logLevel: string }> {
   const v = parseEnv(migrateSchema, env);
   return Object.freeze({ databaseUrl: v.DATABASE_URL, logLevel: v.LOG_LEVEL });
+}
+
+/** HSM and KMS settings, for `wallets create --backend hsm|kms` (the only commands that talk to them). */
+export function loadCliCustodyConfig(env: Env = process.env): Readonly<CustodyConfig> {
+  return Object.freeze(toCustodyConfig(parseEnv(cliCustodySchema, env)));
 }

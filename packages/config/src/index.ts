@@ -11,5 +11,6 @@ export { loadSigningWorkerConfig } from "./signing-worker.config";
 export type { SigningWorkerConfig } from "./signing-worker.config";
 export { loadTxWorkerConfig } from "./tx-worker.config";
 export type { TxWorkerConfig } from "./tx-worker.config";
-export { loadCliConfig, loadCliWebhookKeyring, loadMigrateConfig } from "./cli.config";
+export { loadCliConfig, loadCliCustodyConfig, loadCliWebhookKeyring, loadMigrateConfig } from "./cli.config";
+export type { CustodyConfig } from "./custody";
 export type { CliConfig } from "./cli.config";

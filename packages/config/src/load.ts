@@ -31,4 +31,4 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: Env): Readonly<z.o
   return Object.freeze(result.data);
 }
 
-const isSecretName = (name: string) => /KEY|SECRET|PASSWORD|TOKEN|URL/.test(name);
+const isSecretName = (name: string) => /KEY|SECRET|PASSWORD|TOKEN|URL|PIN/.test(name) && name !== "HSM_TOKEN_LABEL";

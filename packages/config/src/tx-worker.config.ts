@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { reconcileAfterMs, toWorkerCommon, workerCommon, type WorkerCommonConfig } from "./common";
 import { parseEnv, type Env } from "./load";
+import { custodyFields, toCustodyConfig, type CustodyConfig } from "./custody";
 import { jobLockMs, kekFields, positiveInt, toKeyEncryptionConfig, type KeyEncryptionConfig } from "./fields";
 
 const txWorkerSchema = z.object({
   ...workerCommon,
   ...kekFields,
+  ...custodyFields,
   /**
    * Transaction jobs in flight per process. A job's first run is mostly waits (about eight round
    * trips to the node and Postgres), so the slots, not the CPU, bound how fast a backlog drains:
@@ -24,6 +26,8 @@ const txWorkerSchema = z.object({
 
 export interface TxWorkerConfig extends WorkerCommonConfig {
   kek: KeyEncryptionConfig;
+  /** HSM and KMS settings, for wallets whose key one of them keeps. */
+  custody: CustodyConfig;
   concurrency: number;
   rpcTimeoutMs: number;
   jobLockMs: number;
@@ -36,6 +40,7 @@ export function loadTxWorkerConfig(env: Env = process.env): Readonly<TxWorkerCon
   return Object.freeze({
     ...toWorkerCommon(v),
     kek: toKeyEncryptionConfig(v),
+    custody: toCustodyConfig(v),
     concurrency: v.TX_CONCURRENCY,
     rpcTimeoutMs: v.RPC_TIMEOUT_MS,
     jobLockMs: v.TX_JOB_LOCK_MS,

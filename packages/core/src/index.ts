@@ -11,3 +11,5 @@ export { operatorTokenMatches, presentedToken } from "./operator-token";
 export { createBatcher } from "./batch";
 export { createSweep } from "./sweep";
 export type { BatcherOptions } from "./batch";
+export { CUSTODY_BACKENDS } from "./custody-backends";
+export type { CustodyBackendName } from "./custody-backends";

@@ -36,6 +36,10 @@ export const REDACT_PATHS = [
   "REDIS_URL",
   "KEY_ENCRYPTION_KEY",
   "*.KEY_ENCRYPTION_KEY",
+  "pin",
+  "*.pin",
+  "HSM_PIN",
+  "*.HSM_PIN",
 ];
 
 export interface LoggerSettings {

@@ -35,9 +35,17 @@ function fromPrivateKey(kek: Kek, privateKey: string): NewWalletKey {
   };
 }
 
-/** Opens a wallet's sealed key and checks it belongs to the stored address. */
-export function openWalletKey(kek: Kek, wallet: { id: string; address: string; encryptedKey: string }): Wallet {
-  const bytes = open(kek, wallet.encryptedKey, walletAad(wallet.id, wallet.address));
+/** A LOCAL wallet's sealed key; a wallet whose key an HSM or KMS keeps has none to open or export. */
+function sealedKey(wallet: { id: string; encryptedKey: string | null; backend?: string }): string {
+  if (wallet.encryptedKey === null) {
+    throw new AppError("BAD_REQUEST", `Wallet ${wallet.id}'s key is kept in its custody backend (${wallet.backend ?? "not LOCAL"}): it has no sealed key here, and cannot be opened or exported`);
+  }
+  return wallet.encryptedKey;
+}
+
+/** Opens a LOCAL wallet's sealed key and checks it belongs to the stored address. */
+export function openWalletKey(kek: Kek, wallet: { id: string; address: string; encryptedKey: string | null; backend?: string }): Wallet {
+  const bytes = open(kek, sealedKey(wallet), walletAad(wallet.id, wallet.address));
   const signer = new Wallet(hexlify(bytes));
   bytes.fill(0);
   if (signer.address !== getAddress(wallet.address)) {

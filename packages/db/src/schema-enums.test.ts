@@ -1,5 +1,6 @@
 import { EVENT_TYPES, TRANSACTION_KINDS, TRANSACTION_STATUSES, type EventType, type TransactionKind, type TransactionStatus } from "@relay/lifecycle";
-import { EventType as PrismaEventType, TransactionKind as PrismaTransactionKind, TransactionStatus as PrismaTransactionStatus } from "./generated/enums";
+import { CUSTODY_BACKENDS, type CustodyBackendName } from "@relay/core";
+import { CustodyBackend as PrismaCustodyBackend, EventType as PrismaEventType, TransactionKind as PrismaTransactionKind, TransactionStatus as PrismaTransactionStatus } from "./generated/enums";
 
 /**
  * prisma/schema.prisma has to name the statuses and event types again, as Postgres enums; these
@@ -25,4 +26,10 @@ test("the Postgres enum EventType names the lifecycle's event types, in the same
 test("the Postgres enum TransactionKind names the lifecycle's transaction kinds, in the same order", () => {
   expect(kindsAgree).toBe(true);
   expect(Object.values(PrismaTransactionKind)).toEqual([...TRANSACTION_KINDS]);
+});
+
+test("the Postgres enum CustodyBackend names @relay/core's custody backends, in the same order", () => {
+  const backendsAgree: Same<CustodyBackendName, PrismaCustodyBackend> = true;
+  expect(backendsAgree).toBe(true);
+  expect(Object.values(PrismaCustodyBackend)).toEqual([...CUSTODY_BACKENDS]);
 });

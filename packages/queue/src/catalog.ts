@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CUSTODY_BACKENDS, type CustodyBackendName } from "@relay/core";
 import type { JobsOptions } from "bullmq";
 import { CAPPED_EXPONENTIAL, UNTIL_FINISHED_ATTEMPTS } from "./retry-backoff";
 
@@ -91,6 +92,8 @@ export const jobCatalog = {
       projectId: z.uuid(),
       walletId: z.uuid(),
       walletType: z.enum(["BROADCAST", "SIGNING", "CLUSTER_MANAGER"]),
+      /** Where the worker makes the key (docs/custody.md); the name only, the worker holds the backend's settings. */
+      backend: z.enum(CUSTODY_BACKENDS).default("LOCAL"),
       reqId: reqIdField,
     }),
     jobId: (p: { walletId: string }) => `wallet-${p.walletId}`,
@@ -243,3 +246,10 @@ export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]["pay
 /** The job id the catalog derives from a payload (known before the job is added). */
 export const jobIdOf = <N extends JobName>(name: N, payload: JobPayload<N>): string =>
   (jobCatalog[name].jobId as (p: JobPayload<N>) => string)(payload);
+
+/**
+ * What a createWallet job answers the gateway: the wallet made, or why it was refused (a backend
+ * this worker is not configured for), as a result rather than a failure, so the gateway can
+ * answer 400 with the worker's message instead of a failed job's text.
+ */
+export type CreateWalletResult = { walletId: string; address: string; backend: CustodyBackendName } | { refused: string };

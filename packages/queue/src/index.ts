@@ -1,5 +1,5 @@
 export { jobCatalog, jobIdOf, jobSchedules, MAX_SIGN_BATCH, REQUEST_ID_PATTERN } from "./catalog";
-export type { JobName, JobPayload } from "./catalog";
+export type { CreateWalletResult, JobName, JobPayload } from "./catalog";
 export { createRedis, redisReady } from "./connection";
 export type { Redis } from "./connection";
 export { createProducer, createResultWaiter } from "./producer";

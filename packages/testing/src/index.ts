@@ -19,3 +19,5 @@ export { createProcessGroup, freePort } from "./app-processes";
 export type { AppProcess, LogLine, ProcessGroup, ProcessGroupSettings, StartOptions } from "./app-processes";
 export { callKey, countByCall, minedTransactions } from "./chain-scan";
 export type { MinedTransaction } from "./chain-scan";
+export { createSoftHsmStore, createSoftHsmToken, SOFTHSM_LIBRARY } from "./softhsm";
+export type { SoftHsmToken } from "./softhsm";

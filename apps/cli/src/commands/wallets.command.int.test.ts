@@ -66,7 +66,7 @@ describe("relay wallets", () => {
     // The second import of the same key is refused, and says why without the key.
     expect(human.code).toBe(1);
     expect(human.stderr).toBe(`error: Wallet ${key.address} is already in this project (id ${imported.id}): nothing to do\n`);
-    for (const text of [json.stdout, json.stderr, human.stdout, human.stderr, stored!.encryptedKey]) expectNoKey(text, key.privateKey);
+    for (const text of [json.stdout, json.stderr, human.stdout, human.stderr, stored!.encryptedKey!]) expectNoKey(text, key.privateKey);
   });
 
   it("reads the key from --private-key-file", async () => {
@@ -162,13 +162,13 @@ describe("relay wallets", () => {
     expect(await cli.json<WalletView>("wallets", "deactivate", "--project", p.name, "--address", w.address.toLowerCase())).toMatchObject({ address: w.address, isActive: false });
     expect((await createWalletRepository(db).findByAddress(w.address))!.isActive).toBe(false);
     const table = await cli.run("wallets", "list", "--project", p.name);
-    expect(table.stdout).toMatch(new RegExp(`${w.address}\\s+BROADCAST\\s+inactive`));
+    expect(table.stdout).toMatch(new RegExp(`${w.address}\\s+BROADCAST\\s+LOCAL\\s+inactive`));
     expect(await cli.json<WalletView>("wallets", "activate", "--project", p.name, "--address", w.address)).toMatchObject({ isActive: true });
 
     const retired = await cli.json<WalletView>("wallets", "retire", "--project", p.name, "--address", w.address);
     expect(retired).toMatchObject({ isActive: false, retiredAt: expect.any(String) });
     expect(await cli.fails("wallets", "activate", "--project", p.name, "--address", w.address)).toBe(`error: Wallet ${w.address} is retired: a retired wallet is never activated again`);
-    expect((await cli.run("wallets", "list", "--project", p.name)).stdout).toMatch(new RegExp(`${w.address}\\s+BROADCAST\\s+retired`));
+    expect((await cli.run("wallets", "list", "--project", p.name)).stdout).toMatch(new RegExp(`${w.address}\\s+BROADCAST\\s+LOCAL\\s+retired`));
     // Retiring again changes nothing.
     expect(await cli.json<WalletView>("wallets", "retire", "--project", p.name, "--address", w.address)).toEqual(retired);
 

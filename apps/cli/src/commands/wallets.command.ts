@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { AppError, toError } from "@relay/core";
-import { generateWalletKey, importWalletKey, openWalletKey, resealWalletKey } from "@relay/custody";
+import { AppError, CUSTODY_BACKENDS, toError, type CustodyBackendName } from "@relay/core";
+import { importWalletKey, newWalletKey, openWalletKey, resealWalletKey } from "@relay/custody";
 import { storeWallet, type WalletChange, type WalletRecord } from "@relay/db";
 import { getAddress, isAddress } from "ethers";
 import type { CliDeps } from "../deps";
@@ -20,6 +20,7 @@ const view = (w: WalletRecord) => ({
   projectId: w.projectId,
   address: w.address,
   walletType: w.walletType,
+  backend: w.backend,
   isActive: w.isActive,
   retiredAt: w.retiredAt,
   createdAt: w.createdAt,
@@ -31,6 +32,12 @@ const stateOf = (w: WalletRecord) => (w.retiredAt ? "retired" : w.isActive ? "ac
 interface AddressOption extends ProjectOption {
   address: string;
 }
+
+const parseBackend = (value: string): CustodyBackendName => {
+  const backend = CUSTODY_BACKENDS.find((b) => b === value.toUpperCase());
+  if (!backend) throw usageError(`--backend ${JSON.stringify(String(value).slice(0, 20))} is not a custody backend: use local, hsm or kms`);
+  return backend;
+};
 
 const parseAddress = (value: string): string => {
   if (!isAddress(value)) throw usageError(`--address ${JSON.stringify(String(value).slice(0, 60))} is not an EVM address (0x and 40 hex digits)`);
@@ -69,13 +76,17 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
   withJson(
     wallets
       .command("create")
-      .description("generate a new wallet for a project (needs KEY_ENCRYPTION_KEY)")
-      .requiredOption("--project <id-or-name>", "project the wallet belongs to"),
-  ).action(async (options: ProjectOption) => {
-    const kek = deps.getKek();
+      .description("generate a new wallet for a project: its key sealed locally (needs KEY_ENCRYPTION_KEY), or made in an HSM or AWS KMS (needs HSM_* or KMS_*)")
+      .requiredOption("--project <id-or-name>", "project the wallet belongs to")
+      .option("--backend <local|hsm|kms>", "where the key is made and kept (docs/custody.md)", "local"),
+  ).action(async (options: ProjectOption & { backend: string }) => {
+    const backend = parseBackend(options.backend);
+    const makers = backend === "LOCAL" ? { kek: deps.getKek() } : deps.getCustodyBackends();
     const project = await resolveProject(deps.projects, options.project);
-    const wallet = await storeWallet(deps.wallets, project.id, generateWalletKey(kek));
-    emit(deps.output, options.json, view(wallet), () => `Created wallet ${wallet.address} (${wallet.id}) for project ${project.name}: fund it on each chain it will send on`);
+    const wallet = await storeWallet(deps.wallets, project.id, await newWalletKey(makers, backend));
+    emit(deps.output, options.json, view(wallet), () =>
+      `Created wallet ${wallet.address} (${wallet.id}, key in ${wallet.backend}) for project ${project.name}: fund it on each chain it will send on`,
+    );
   });
 
   withJson(
@@ -96,7 +107,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     wallets
       .command("reseal")
       .description(
-        "seal every wallet key again under the active KEY_ENCRYPTION_KEY (after a rotation; the old key must be in KEY_ENCRYPTION_KEYS_PREVIOUS until this has run)",
+        "seal every LOCAL wallet key again under the active KEY_ENCRYPTION_KEY (after a rotation; the old key must be in KEY_ENCRYPTION_KEYS_PREVIOUS until this has run). HSM and KMS keys are not sealed here and are left as they are",
       ),
   ).action(async (options: JsonOption) => {
     const kek = deps.getKek();
@@ -124,6 +135,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
           { header: "ID", value: (w) => w.id },
           { header: "ADDRESS", value: (w) => w.address },
           { header: "TYPE", value: (w) => w.walletType },
+          { header: "BACKEND", value: (w) => w.backend },
           { header: "STATE", value: stateOf },
           { header: "CREATED", value: (w) => formatDate(w.createdAt) },
           { header: "RETIRED", value: (w) => (w.retiredAt ? formatDate(w.retiredAt) : "") },
@@ -192,6 +204,11 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     if (!wallet || wallet.projectId !== project.id) throw new AppError("NOT_FOUND", `Project ${project.name} has no wallet ${address}`);
     // An active wallet's nonces belong to the relay: the key used elsewhere would clash with them.
     if (!wallet.retiredAt) throw usageError(`Wallet ${address} is not retired: retire it first (\`npm run relay -- wallets retire\`) so the relay never sends from it again`);
+    if (wallet.backend !== "LOCAL") {
+      throw usageError(
+        `export-key applies to LOCAL wallets only: wallet ${address}'s key is kept in ${wallet.backend} and cannot be read out. Sign a transfer of its funds with the ${wallet.backend}'s own tools (docs/custody.md)`,
+      );
+    }
     const stored = await deps.wallets.findWithKey(wallet.id);
     if (!stored) throw new AppError("NOT_FOUND", `Wallet ${address} is gone`);
     const signer = openWalletKey(deps.getKek(), stored);

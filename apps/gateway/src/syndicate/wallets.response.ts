@@ -13,6 +13,7 @@ export function toWalletResponse(row: WalletChainRow) {
     updatedAt: row.updatedAt.toISOString(),
     walletType: row.walletType,
     retiredAt: row.retiredAt?.toISOString() ?? null,
+    backend: row.backend,
     ...(row.confirmedCount === undefined ? {} : { txCount: row.confirmedCount }),
     ...(row.balanceWei === undefined || row.balanceWei === null ? {} : { balance: row.balanceWei.toString() }),
   };
@@ -34,6 +35,7 @@ export function toggledRow(wallet: WalletRecord, rows: WalletChainRow[]): Wallet
     isActive: wallet.isActive,
     retiredAt: wallet.retiredAt,
     walletType: wallet.walletType,
+    backend: wallet.backend,
     createdAt: wallet.createdAt,
     updatedAt: wallet.updatedAt,
   };

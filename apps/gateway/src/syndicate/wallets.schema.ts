@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { CUSTODY_BACKENDS } from "@relay/core";
 import { evmAddress, omittable, uuid } from "../http-schemas";
+
+/** Where a wallet's key is kept (docs/custody.md): a relay field, beside Syndicate's. */
+export const custodyBackend = z.enum(CUSTODY_BACKENDS).meta({ id: "CustodyBackend", description: "Where the wallet's key is kept: LOCAL (sealed by the relay), HSM (a PKCS#11 token) or KMS (AWS KMS)" });
 
 /** Syndicate's wallet types; the relay's wallets are all BROADCAST (docs/syndicate.md, "Wallets"). */
 export const walletType = z.enum(["BROADCAST", "SIGNING", "CLUSTER_MANAGER"]).meta({ id: "WalletType" });
@@ -17,11 +21,19 @@ export const createWalletRequest = z
     type: omittable(z.enum(["BROADCAST"], { error: "type must be BROADCAST (the only type this relay creates), or omitted" })).meta({
       description: "BROADCAST, or omitted: the relay has no SIGNING or CLUSTER_MANAGER wallets",
     }),
+    backend: omittable(
+      z
+        .string({ error: "backend must be LOCAL, HSM or KMS, or omitted (LOCAL)" })
+        .transform((v) => v.toUpperCase())
+        .pipe(z.enum(CUSTODY_BACKENDS, { error: "backend must be LOCAL, HSM or KMS, or omitted (LOCAL)" })),
+    ).meta({
+      description: "Relay field: where the key is made and kept (LOCAL, HSM or KMS; any case). Omitted: LOCAL. HSM and KMS must be configured on the signing worker (docs/custody.md)",
+    }),
   })
   .meta({ id: "CreateWalletRequest" });
 
 export const createWalletResponse = z
-  .object({ projectId: z.uuid(), walletAddress: z.string().meta({ description: "Checksummed address of the new wallet" }) })
+  .object({ projectId: z.uuid(), walletAddress: z.string().meta({ description: "Checksummed address of the new wallet" }), backend: custodyBackend })
   .meta({ id: "CreateWalletResponse" });
 
 export const toggleIsActiveRequest = z.strictObject({ projectId, walletAddress: evmAddress("walletAddress") }).meta({ id: "ToggleIsActiveRequest" });
@@ -60,6 +72,7 @@ export const walletResponse = z
     updatedAt: z.iso.datetime(),
     walletType,
     retiredAt: z.iso.datetime().nullable().meta({ description: "When the wallet was retired (relay field; Syndicate's SDK passes it through)" }),
+    backend: custodyBackend,
   })
   .meta({ id: "Wallet" });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
-import { createLogger } from "@relay/core";
-import { generateWalletKey, openWalletKey } from "@relay/custody";
+import { AppError, createLogger } from "@relay/core";
+import { newWalletKey, openWalletKey } from "@relay/custody";
 import { createDatabase, createPool, createWalletRepository } from "@relay/db";
 import { createProjectFixture, testDatabaseUrl, testKek } from "@relay/testing";
 import { createCreateWalletProcessor } from "./create-wallet.processor";
@@ -23,17 +23,18 @@ describe("createWallet processor", () => {
     }),
   });
   const keys: string[] = [];
-  const process = createCreateWalletProcessor({ wallets, newKey: () => generateWalletKey(kek) });
+  const process = createCreateWalletProcessor({ wallets, newKey: (backend) => newWalletKey({ kek }, backend) });
   // Disconnecting the client ends its pool.
   afterAll(() => db.$disconnect());
 
   it("creates one wallet per job, sealed for its record, however often the job runs", async () => {
     const project = await createProjectFixture(db, kek, { wallets: 0 });
-    const payload = { v: 1 as const, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST" as const };
+    const payload = { v: 1 as const, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST" as const, backend: "LOCAL" as const };
     const runs = await Promise.all([0, 1, 2].map(() => process(payload, { logger } as never)));
     const first = runs[0] as { walletId: string; address: string };
     expect(runs).toEqual([first, first, first]);
-    expect(Object.keys(first).sort()).toEqual(["address", "walletId"]);
+    expect(Object.keys(first).sort()).toEqual(["address", "backend", "walletId"]);
+    expect(first).toMatchObject({ backend: "LOCAL" });
     expect(first.walletId).toBe(payload.walletId);
 
     const listed = await wallets.listByProject(project.projectId);
@@ -49,7 +50,31 @@ describe("createWallet processor", () => {
 
   it("refuses a job whose walletId names another project's wallet", async () => {
     const [mine, theirs] = [await createProjectFixture(db, kek, { wallets: 0 }), await createProjectFixture(db, kek)];
-    await expect(process({ v: 1, projectId: mine.projectId, walletId: theirs.wallets[0]!.id, walletType: "BROADCAST" }, { logger } as never)).rejects.toThrow(/belongs to another project/);
+    await expect(process({ v: 1, projectId: mine.projectId, walletId: theirs.wallets[0]!.id, walletType: "BROADCAST", backend: "LOCAL" }, { logger } as never)).rejects.toThrow(/belongs to another project/);
     expect(await wallets.listByProject(mine.projectId)).toEqual([]);
+  });
+
+  it("answers a backend this worker is not configured for as a refusal naming its settings, and stores nothing", async () => {
+    const project = await createProjectFixture(db, kek, { wallets: 0 });
+    for (const [backend, settings] of [["HSM", /HSM_PKCS11_LIBRARY, HSM_TOKEN_LABEL and HSM_PIN/], ["KMS", /KMS_REGION/]] as const) {
+      const result = await process({ v: 1, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST", backend }, { logger } as never);
+      expect(result).toEqual({ refused: expect.stringMatching(settings) });
+    }
+    expect(await wallets.listByProject(project.projectId)).toEqual([]);
+  });
+
+  it("lets a backend's transient failure fail the run, to be retried, and stores nothing", async () => {
+    const project = await createProjectFixture(db, kek, { wallets: 0 });
+    const flaky = createCreateWalletProcessor({
+      wallets,
+      newKey: async () => {
+        throw new AppError("UNAVAILABLE", "HSM: generating a secp256k1 key pair failed (CKR_DEVICE_ERROR)", { retryable: true });
+      },
+    });
+    await expect(flaky({ v: 1, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST", backend: "HSM" }, { logger } as never)).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+      retryable: true,
+    });
+    expect(await wallets.listByProject(project.projectId)).toEqual([]);
   });
 });

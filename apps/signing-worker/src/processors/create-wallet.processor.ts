@@ -1,28 +1,40 @@
-import type { NewWalletKey } from "@relay/custody";
-import { storeWallet, type WalletRepository } from "@relay/db";
-import type { Processor } from "@relay/queue";
+import { isAppError, type CustodyBackendName } from "@relay/core";
+import { storeWallet, type KeyToStore, type WalletRepository } from "@relay/db";
+import type { CreateWalletResult, Processor } from "@relay/queue";
 
 export interface CreateWalletDeps {
   wallets: Pick<WalletRepository, "create" | "findByAddress" | "findById">;
-  /** A new key, ready to be sealed for a record (@relay/custody generateWalletKey with the worker's KEK). */
-  newKey: () => NewWalletKey;
-}
-
-/** What the gateway hears: the wallet's id and address; never anything of its key. */
-export interface CreateWalletResult {
-  walletId: string;
-  address: string;
+  /**
+   * A new key in the backend asked for, ready to be stored (@relay/custody newWalletKey with the
+   * worker's KEK, HSM and KMS). A backend the worker is not configured for is a BAD_REQUEST.
+   */
+  newKey: (backend: CustodyBackendName) => Promise<KeyToStore>;
 }
 
 /**
  * Creates the wallet a POST /wallet/create asked for, as `wallets create` does (storeWallet): the
- * key is generated here, sealed for the record and inserted with it in one statement. The record's
- * id is the job's walletId, so a job run twice (a retry, a stall) answers the wallet it made.
+ * key is generated here, in the backend asked for, and stored with the record in one statement.
+ * The record's id is the job's walletId, so a job run twice (a retry, a stall) answers the wallet
+ * it made. A backend this worker cannot use is answered as a refusal the gateway turns into a 400.
  */
 export function createCreateWalletProcessor(deps: CreateWalletDeps): Processor<"createWallet"> {
   return async (payload, { logger }): Promise<CreateWalletResult> => {
-    const wallet = await storeWallet(deps.wallets, payload.projectId, deps.newKey(), { id: payload.walletId, walletType: payload.walletType });
-    logger.info({ projectId: wallet.projectId, walletId: wallet.id, address: wallet.address }, "wallet created");
-    return { walletId: wallet.id, address: wallet.address };
+    // Found before a key is made: an HSM or KMS key made for a run that changes nothing would stay
+    // in its backend, unused (a KMS key is paid for by the month).
+    const done = await deps.wallets.findById(payload.walletId);
+    if (done && done.projectId === payload.projectId) return { walletId: done.id, address: done.address, backend: done.backend };
+    let key: KeyToStore;
+    try {
+      key = await deps.newKey(payload.backend);
+    } catch (e) {
+      if (isAppError(e) && e.code === "BAD_REQUEST") {
+        logger.warn({ projectId: payload.projectId, walletId: payload.walletId, backend: payload.backend, reason: e.message }, "wallet creation refused");
+        return { refused: e.message };
+      }
+      throw e;
+    }
+    const wallet = await storeWallet(deps.wallets, payload.projectId, key, { id: payload.walletId, walletType: payload.walletType });
+    logger.info({ projectId: wallet.projectId, walletId: wallet.id, address: wallet.address, backend: wallet.backend }, "wallet created");
+    return { walletId: wallet.id, address: wallet.address, backend: wallet.backend };
   };
 }

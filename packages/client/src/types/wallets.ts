@@ -2,15 +2,21 @@
 
 export type WalletType = "BROADCAST" | "SIGNING" | "CLUSTER_MANAGER";
 
+/** Where a wallet's key is kept (a relay field): sealed by the relay, in a PKCS#11 HSM, or in AWS KMS. */
+export type CustodyBackend = "LOCAL" | "HSM" | "KMS";
+
 export interface CreateWalletRequest {
   projectId: string;
   chainId: number;
   type?: "BROADCAST" | null;
+  /** Omitted: LOCAL. HSM and KMS must be configured on the relay's workers. */
+  backend?: CustodyBackend | null;
 }
 
 export interface CreateWalletResponse {
   projectId: string;
   walletAddress: string;
+  backend: CustodyBackend;
 }
 
 export interface WalletRequest {
@@ -35,6 +41,7 @@ export interface Wallet {
   updatedAt: string;
   walletType: WalletType;
   retiredAt: string | null;
+  backend: CustodyBackend;
 }
 
 export interface WalletWithData extends Wallet {

@@ -1,4 +1,5 @@
 import type { Sql } from "../client";
+import type { CustodyBackendName } from "@relay/core";
 import type { WalletType } from "./wallet.repository";
 
 /**
@@ -16,6 +17,8 @@ export interface WalletChainRow {
   isActive: boolean;
   retiredAt: Date | null;
   walletType: WalletType;
+  /** Where the wallet's key is kept. */
+  backend: CustodyBackendName;
   createdAt: Date;
   updatedAt: Date;
   /** The balance the relay last recorded (wei), null when it has not read it yet. Only `withData`. */
@@ -27,7 +30,7 @@ export interface WalletChainRow {
 const ROWS = `
   SELECT w.id AS "walletId", w.project_id AS "projectId", w.address, c.chain_id::text AS "chainId",
          COALESCE(n.next, 0)::text AS nonce, w.is_active AS "isActive", w.retired_at AS "retiredAt",
-         w.wallet_type::text AS "walletType", w.created_at AS "createdAt", w.updated_at AS "updatedAt"
+         w.wallet_type::text AS "walletType", w.backend::text AS backend, w.created_at AS "createdAt", w.updated_at AS "updatedAt"
     FROM wallet w
     CROSS JOIN chain c
     LEFT JOIN wallet_nonce n ON n.chain_id = c.chain_id AND n.address = w.address
@@ -38,7 +41,7 @@ const ROWS = `
 const ROWS_WITH_DATA = `
   SELECT w.id AS "walletId", w.project_id AS "projectId", w.address, c.chain_id::text AS "chainId",
          COALESCE(n.next, 0)::text AS nonce, w.is_active AS "isActive", w.retired_at AS "retiredAt",
-         w.wallet_type::text AS "walletType", w.created_at AS "createdAt", w.updated_at AS "updatedAt",
+         w.wallet_type::text AS "walletType", w.backend::text AS backend, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
          b.balance_wei::text AS "balanceWei",
          (SELECT count(*) FROM transaction t
            WHERE t.chain_id = c.chain_id AND t.from_address = w.address AND t.status = 'CONFIRMED')::int AS "confirmedCount"
@@ -58,6 +61,7 @@ interface RawRow {
   isActive: boolean;
   retiredAt: Date | null;
   walletType: WalletType;
+  backend: CustodyBackendName;
   createdAt: Date;
   updatedAt: Date;
   balanceWei?: string | null;

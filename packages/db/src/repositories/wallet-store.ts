@@ -1,18 +1,22 @@
 import { AppError } from "@relay/core";
 import type { WalletRecord, WalletRepository, WalletType } from "./wallet.repository";
 
-/** A key ready to be stored: its address, and its sealing for the record with a given id (@relay/custody NewWalletKey). */
-export interface KeyToStore {
-  address: string;
-  sealFor: (walletId: string) => string;
-}
+/**
+ * A key ready to be stored (@relay/custody NewKeyToStore): its address, and either its sealing for
+ * the record with a given id (LOCAL; no backend means LOCAL) or where an HSM or KMS keeps it.
+ */
+export type KeyToStore =
+  | { backend?: "LOCAL"; address: string; sealFor: (walletId: string) => string }
+  | { backend: "HSM" | "KMS"; address: string; keyRef: string };
 
 const isUniqueViolation = (e: unknown): boolean => typeof e === "object" && e !== null && (e as { code?: unknown }).code === "P2002";
 
 /**
  * Stores a new wallet of a project: the one implementation behind `wallets create|import` (CLI)
- * and POST /wallet/create (the signing worker). The key is sealed for the record's id and written
- * with it in one INSERT, so there is never a record without its key, nor a key without a record.
+ * and POST /wallet/create (the signing worker). A LOCAL key is sealed for the record's id and
+ * written with it in one INSERT, so there is never a record without its key, nor a key without a
+ * record; an HSM or KMS key, already made in its backend, is written as its reference. The record
+ * names its backend.
  *
  * `id`: the caller's id for the wallet (a job's): when a wallet with that id exists already (a
  * retried job), it is answered and no second wallet is made. An address another wallet has is a
@@ -40,7 +44,8 @@ export async function storeWallet(
   if (taken) throw conflict(taken);
   // The unique address decides between two imports of the same key running at once; the primary
   // key between two runs of one job.
-  return wallets.create({ id, projectId, address: key.address, sealKey: key.sealFor, walletType: options.walletType }).catch(async (e: unknown) => {
+  const stored = "keyRef" in key ? { backend: key.backend, keyRef: key.keyRef } : { sealKey: key.sealFor };
+  return wallets.create({ id, projectId, address: key.address, ...stored, walletType: options.walletType }).catch(async (e: unknown) => {
     if (!isUniqueViolation(e)) throw e;
     const byId = await existing();
     if (byId) return sameProject(byId, projectId);

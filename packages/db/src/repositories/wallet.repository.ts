@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { CustodyBackendName } from "@relay/core";
 import type { Database } from "../client";
 
 export type WalletDatabase = Pick<Database, "wallet">;
@@ -15,12 +16,20 @@ export interface WalletRecord {
   /** Set once, for good: the wallet is never used again, and never deleted. */
   retiredAt: Date | null;
   walletType: WalletType;
+  /** Where the wallet's key is kept (docs/custody.md). */
+  backend: CustodyBackendName;
   updatedAt: Date;
 }
 
 export interface WalletWithKey extends WalletRecord {
-  encryptedKey: string;
+  /** The sealed key; null unless LOCAL. */
+  encryptedKey: string | null;
+  /** The key's name in its backend (HSM: CKA_ID hex, KMS: ARN); null for LOCAL. */
+  keyRef: string | null;
 }
+
+/** A LOCAL wallet's sealed key, or where an HSM or KMS keeps it. */
+export type StoredKey = { sealKey: (walletId: string) => string } | { backend: "HSM" | "KMS"; keyRef: string };
 
 /** What became of a change of a wallet's state (activate, deactivate, retire). */
 export type WalletChange =
@@ -38,6 +47,7 @@ const publicFields = {
   isActive: true,
   retiredAt: true,
   walletType: true,
+  backend: true,
   updatedAt: true,
 } as const;
 
@@ -62,16 +72,11 @@ export function createWalletRepository(db: WalletDatabase) {
      * id is chosen before the key is sealed: here, or by the caller (`id`: a job's, so that a
      * retried job finds the wallet it created).
      */
-    create: (input: {
-      id?: string;
-      projectId: string;
-      address: string;
-      sealKey: (walletId: string) => string;
-      walletType?: WalletType;
-    }): Promise<WalletRecord> => {
+    create: (input: { id?: string; projectId: string; address: string; walletType?: WalletType } & StoredKey): Promise<WalletRecord> => {
       const id = input.id ?? randomUUID();
+      const key = "keyRef" in input ? { backend: input.backend, keyRef: input.keyRef } : { backend: "LOCAL" as const, encryptedKey: input.sealKey(id) };
       return db.wallet.create({
-        data: { id, projectId: input.projectId, address: input.address, encryptedKey: input.sealKey(id), walletType: input.walletType ?? "BROADCAST" },
+        data: { id, projectId: input.projectId, address: input.address, ...key, walletType: input.walletType ?? "BROADCAST" },
         select: publicFields,
       });
     },
@@ -83,9 +88,11 @@ export function createWalletRepository(db: WalletDatabase) {
       db.wallet.findUnique({ where: { address }, select: publicFields }),
     findById: (id: string): Promise<WalletRecord | null> => db.wallet.findUnique({ where: { id }, select: publicFields }),
     findWithKey: (id: string): Promise<WalletWithKey | null> => db.wallet.findUnique({ where: { id } }),
-    /** Every wallet with its sealed key, in pages by id (re-sealing under a new key-encryption key). */
-    listWithKeys: (page: { after?: string; limit: number }): Promise<WalletWithKey[]> =>
-      db.wallet.findMany({ where: page.after ? { id: { gt: page.after } } : {}, orderBy: { id: "asc" }, take: page.limit }),
+    /** Every LOCAL wallet with its sealed key, in pages by id (re-sealing under a new key-encryption key). */
+    listWithKeys: async (page: { after?: string; limit: number }): Promise<Array<WalletWithKey & { encryptedKey: string }>> =>
+      (await db.wallet.findMany({ where: { backend: "LOCAL", ...(page.after ? { id: { gt: page.after } } : {}) }, orderBy: { id: "asc" }, take: page.limit })).filter(
+        (w): w is typeof w & { encryptedKey: string } => w.encryptedKey !== null,
+      ),
     /**
      * Replaces the sealed key, only if it is still `previous` (a concurrent re-seal or change
      * wins); whether it was replaced.

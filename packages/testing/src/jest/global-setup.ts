@@ -8,6 +8,7 @@ import { testServerUrl } from "../postgres-server";
 import { newRunId } from "../run-id";
 import { dropStaleTestDatabases } from "../stale-databases";
 import { createTestDatabase } from "../test-database";
+import { createSoftHsmStore } from "../softhsm";
 import { saveRunState } from "./run-state";
 
 export default async function globalSetup(): Promise<void> {
@@ -24,5 +25,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.RELAY_TEST_DATABASE_URL = database.url;
   // Leftovers of crashed runs go in the background, so they never slow the start; teardown waits.
   const staleCleanup = dropStaleTestDatabases(serverUrl).catch(() => []);
-  saveRunState({ database, staleCleanup });
+  // The custody tests' PKCS#11 tokens (packages/testing/src/softhsm.ts), in a store of the run's own.
+  const softHsm = createSoftHsmStore();
+  if (softHsm) process.env.SOFTHSM2_CONF = softHsm.conf;
+  saveRunState({ database, staleCleanup, softHsm });
 }

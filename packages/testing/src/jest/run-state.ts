@@ -4,6 +4,8 @@ import type { TestDatabase } from "../test-database";
 export interface RunState {
   database: TestDatabase;
   staleCleanup: Promise<unknown>;
+  /** The run's SoftHSM2 store; null when softhsm2 is not installed. */
+  softHsm: { remove: () => void } | null;
 }
 
 const KEY = Symbol.for("relay.testing.run-state");
