@@ -6,19 +6,28 @@
  * generator, a bare Express 5 process (`express.json()` + a handler answering
  * `{transactionId: randomUUID()}`, bench/lib/bare-express.ts).
  *
- *   pnpm bench:send-ingress [--seconds 20] [--rounds 4] [--concurrency 50] [--no-request-id]
+ *   pnpm bench:send-ingress [--seconds 20] [--rounds 4] [--concurrency 50] [--no-request-id] [--policy none|allowlist|limits] [--wallets 1]
  *
  * The two are measured in alternation, `--rounds` slices of seconds/rounds each, so that a change
  * of this VM's speed during the run (it varies by a third between minutes here) falls on both.
  *
  * Each request is a valid Recorder `setOrder` call with its own order id and, unless
  * --no-request-id, its own requestId (a random UUID). A chain pointing at an anvil node is
- * registered (the gateway checks it exists; it never calls the node) and the project has one wallet.
+ * registered (the gateway checks it exists; it never calls the node) and the project has one wallet
+ * (--wallets N: N wallets).
+ *
+ * --policy: the project's policy (docs/policies.md) during the run. `allowlist`: the Recorder's
+ * setOrder is the only function allowed (checked from the cached policy, no extra statement);
+ * `limits`: the same allowlist and a value limit per wallet per day (never reached), so every send
+ * takes the spend guard's path: the wallets' locks, their last 24 hours summed, the INSERT, in one
+ * database transaction per request.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { createDatabase, createPool } from "@relay/db";
 import { createProjectFixture, createTestDatabase, deployRecorder, startAnvil, testQueuePrefix } from "@relay/testing";
-import { flag, line, numberArg } from "./lib/args";
+import { createPolicyRepository } from "@relay/db";
+import { parsePolicy } from "@relay/policies";
+import { choiceArg, flag, line, numberArg } from "./lib/args";
 import { cpuMeter } from "./lib/cpu";
 import { closedLoop, mergeLoads, type LoadResult } from "./lib/load";
 import { machineMeter } from "./lib/machine";
@@ -29,6 +38,8 @@ const seconds = numberArg("seconds", 20);
 const rounds = numberArg("rounds", 4);
 const concurrency = numberArg("concurrency", 50);
 const withRequestId = !flag("no-request-id");
+const policyKind = choiceArg("policy", ["none", "allowlist", "limits"] as const, "none");
+const walletCount = numberArg("wallets", 1);
 const WARM_UP_SECONDS = 3;
 
 async function main() {
@@ -41,7 +52,12 @@ async function main() {
   const kekBytes = randomBytes(32);
   const db = createDatabase({ url: database.url });
   await registerChain(db, anvil, 1000);
-  const project = await createProjectFixture(db, { activeKeyId: "bench", keys: new Map([["bench", kekBytes]]) }, { wallets: 1 });
+  const project = await createProjectFixture(db, { activeKeyId: "bench", keys: new Map([["bench", kekBytes]]) }, { wallets: walletCount });
+  if (policyKind !== "none") {
+    const allowlist = { contracts: { [String(anvil.chainId)]: [{ address: recorder.address, functions: ["setOrder((uint256,address,uint8[]))"] }] } };
+    const limits = policyKind === "limits" ? { valuePerWalletPerDayWei: (10n ** 30n).toString() } : {};
+    await createPolicyRepository(db).set(project.projectId, parsePolicy({ ...allowlist, ...limits }));
+  }
   await db.$disconnect();
   const owner = project.wallets[0]!.address;
 
@@ -134,6 +150,7 @@ async function main() {
     );
   };
   line("clients / duration", `${concurrency} closed-loop clients / ${seconds} s each in ${rounds} alternating slices (after ${WARM_UP_SECONDS} s warm-up each), requestId: ${withRequestId ? "a new UUID per request" : "none"}`);
+  line("project policy / wallets", `${policyKind} / ${walletCount}`);
   report("gateway sendTransaction (no tx-worker)", relay, relayCpu, relayMachine);
   line("  transactions written during the run", `${rowsWritten} (200 answers: ${relay.statuses[200] ?? 0})`);
   report("bare Express 5 JSON handler", baseline, bareCpu, bareMachine);
