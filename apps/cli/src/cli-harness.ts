@@ -11,6 +11,7 @@ import {
   createWebhookSecretRepository,
   type Database,
 } from "@relay/db";
+import { createCliAudit } from "./audit";
 import type { CliDeps } from "./deps";
 import { runProgram } from "./program";
 
@@ -40,6 +41,8 @@ export interface HarnessOptions {
   probeChainId?: CliDeps["probeChainId"];
   /** Omit to run without WEBHOOK_SECRET_KEY. */
   webhookKeyring?: Kek;
+  /** The operator the audit log names (default "cli-test"). */
+  operator?: string;
 }
 
 export function createCliHarness(db: Database, options: HarnessOptions = {}) {
@@ -63,6 +66,7 @@ export function createCliHarness(db: Database, options: HarnessOptions = {}) {
         if (!options.webhookKeyring) throw new AppError("CONFIG", "WEBHOOK_SECRET_KEY is not set");
         return options.webhookKeyring;
       },
+      audit: createCliAudit(db, options.operator ?? "cli-test"),
       output: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
       readSecretStdin: async () => options.stdin ?? "",
       ...(options.probeChainId ? { probeChainId: options.probeChainId } : {}),

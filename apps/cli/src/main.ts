@@ -10,6 +10,7 @@ import {
   createWalletRepository,
   createWebhookSecretRepository,
 } from "@relay/db";
+import { createCliAudit, operatorName } from "./audit";
 import type { DevKeys } from "./dev-keys";
 import { createKekLoader, createWebhookKeyringLoader } from "./kek";
 import type { Output } from "./output";
@@ -48,6 +49,7 @@ async function main(args: string[]): Promise<number> {
         getKek: createKekLoader(process.env, devKeys),
         webhookSecrets: createWebhookSecretRepository(db),
         getWebhookKeyring: createWebhookKeyringLoader(process.env, devKeys),
+        audit: createCliAudit(db, operatorName(config.operator)),
         output,
         readSecretStdin: () => readSecretFromStdin(),
         logger,

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { toError } from "@relay/core";
+import { registerAuditCommands } from "./commands/audit.command";
 import { registerChainCommands } from "./commands/chains.command";
 import { registerFundingCommands } from "./commands/funding.command";
 import { registerKeyCommands } from "./commands/keys.command";
@@ -28,6 +29,7 @@ export function createProgram(deps: CliDeps): Command {
   registerWalletCommands(program, deps);
   registerWebhookCommands(program, deps);
   registerFundingCommands(program, deps);
+  registerAuditCommands(program, deps);
   return program;
 }
 

@@ -45,3 +45,6 @@ export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
 export * from "./metrics/metrics.repository";
 export * from "./funding/project-funding.repository";
 export * from "./funding/top-up.repository";
+export * from "./audit/audit-actions";
+export * from "./audit/audit-log.repository";
+export * from "./audit/audit-privileges";

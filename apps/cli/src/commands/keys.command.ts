@@ -35,6 +35,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     const project = await resolveProject(deps.projects, options.project);
     const key = generateApiKey();
     const record = await deps.apiKeys.create({ id: key.id, projectId: project.id, name: label, secretHash: key.secretHash });
+    await deps.audit.record({ action: "api_key.created", projectId: project.id, subject: record.id, details: { name: record.name } });
     emit(deps.output, options.json, { ...view(record), token: key.token }, () =>
       [
         `Created API key ${record.id} (${record.name}) for project ${project.name}.`,
@@ -78,6 +79,7 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     const revokedNow = await deps.apiKeys.revoke(id);
     const record = await deps.apiKeys.findById(id);
     if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`npm run relay -- keys list --project <project>\``);
+    if (revokedNow) await deps.audit.record({ action: "api_key.revoked", projectId: record.projectId, subject: record.id, details: { name: record.name } });
     emit(deps.output, options.json, { ...view(record), alreadyRevoked: !revokedNow }, () =>
       revokedNow
         ? `Revoked API key ${record.id} (${record.name})`

@@ -19,6 +19,7 @@ export function registerProjectCommands(program: Command, deps: CliDeps): void {
         if (!isUniqueViolation(e)) throw e;
         throw new AppError("CONFLICT", `A project named "${trimmed}" already exists: choose another name`, { cause: e });
       });
+      await deps.audit.record({ action: "project.created", projectId: project.id, subject: project.id, details: { name: project.name } });
       emit(deps.output, options.json, view(project), () => `Created project ${project.name} (${project.id})`);
     },
   );

@@ -1,8 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile, rm } from "node:fs/promises";
 import type { Command } from "commander";
 import { AppError, toError } from "@relay/core";
 import { generateWalletKey, importWalletKey, openWalletKey, resealWalletKey } from "@relay/custody";
-import { storeWallet, type WalletChange, type WalletRecord } from "@relay/db";
+import { storeWallet, type AuditAction, type WalletChange, type WalletRecord } from "@relay/db";
 import { getAddress, isAddress } from "ethers";
 import type { CliDeps } from "../deps";
 import { usageError } from "../errors";
@@ -25,6 +25,8 @@ const view = (w: WalletRecord) => ({
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
 });
+
+const walletEntry = (action: AuditAction, w: WalletRecord) => ({ action, projectId: w.projectId, walletAddress: w.address, subject: w.id });
 
 const stateOf = (w: WalletRecord) => (w.retiredAt ? "retired" : w.isActive ? "active" : "inactive");
 
@@ -75,6 +77,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const kek = deps.getKek();
     const project = await resolveProject(deps.projects, options.project);
     const wallet = await storeWallet(deps.wallets, project.id, generateWalletKey(kek));
+    await deps.audit.record(walletEntry("wallet.created", wallet));
     emit(deps.output, options.json, view(wallet), () => `Created wallet ${wallet.address} (${wallet.id}) for project ${project.name}: fund it on each chain it will send on`);
   });
 
@@ -89,6 +92,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const project = await resolveProject(deps.projects, options.project);
     const key = importWalletKey(kek, await readPrivateKey(deps, options.privateKeyFile));
     const wallet = await storeWallet(deps.wallets, project.id, key);
+    await deps.audit.record(walletEntry("wallet.imported", wallet));
     emit(deps.output, options.json, view(wallet), () => `Imported wallet ${wallet.address} (${wallet.id}) into project ${project.name}`);
   });
 
@@ -101,6 +105,8 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
   ).action(async (options: JsonOption) => {
     const kek = deps.getKek();
     const result = await resealAll((page) => deps.wallets.listWithKeys(page), (wallet) => resealWalletKey(kek, wallet), (wallet, next) => deps.wallets.replaceKey(wallet.id, wallet.encryptedKey, next));
+    // One entry for the run, whatever it managed: which keys were re-sealed is the wallets' own business.
+    await deps.audit.record({ action: "wallet.resealed", details: { activeKeyId: kek.activeKeyId, resealed: result.resealed, alreadyCurrent: result.current, unopened: result.unopened.length } });
     if (result.unopened.length > 0) {
       throw unopenedError(result, { what: "wallet key(s)", records: "wallets" }, { key: "KEY_ENCRYPTION_KEY", keyId: "KEY_ENCRYPTION_KEY_ID", previous: "KEY_ENCRYPTION_KEYS_PREVIOUS" }, kek.activeKeyId);
     }
@@ -147,6 +153,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
       const project = await resolveProject(deps.projects, options.project);
       const address = parseAddress(options.address);
       const wallet = changed(await deps.wallets.setActive(project.id, address, false), project.name, address, "activated");
+      await deps.audit.record(walletEntry("wallet.deactivated", wallet));
       emit(deps.output, options.json, view(wallet), () => `Deactivated wallet ${wallet.address}: no new send or signature uses it (within 5 seconds); what it has in flight finishes`);
     },
   );
@@ -155,6 +162,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const project = await resolveProject(deps.projects, options.project);
     const address = parseAddress(options.address);
     const wallet = changed(await deps.wallets.setActive(project.id, address, true), project.name, address, "activated");
+    await deps.audit.record(walletEntry("wallet.activated", wallet));
     emit(deps.output, options.json, view(wallet), () => `Activated wallet ${wallet.address}`);
   });
 
@@ -164,6 +172,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
       const address = parseAddress(options.address);
       const change = await deps.wallets.retire(project.id, address);
       if (change.kind === "not-found") throw new AppError("NOT_FOUND", `Project ${project.name} has no wallet ${address}`);
+      if (change.kind === "changed") await deps.audit.record(walletEntry("wallet.retired", change.wallet));
       emit(deps.output, options.json, view(change.wallet), () =>
         change.kind === "retired"
           ? `Wallet ${address} was already retired (${formatDate(change.wallet.retiredAt!)}): nothing to do`
@@ -195,11 +204,23 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const stored = await deps.wallets.findWithKey(wallet.id);
     if (!stored) throw new AppError("NOT_FOUND", `Wallet ${address} is gone`);
     const signer = openWalletKey(deps.getKek(), stored);
+    let file;
     try {
-      await writeFile(options.out, `${signer.privateKey}\n`, { mode: 0o600, flag: "wx" });
+      file = await open(options.out, "wx", 0o600);
     } catch (e) {
       const code = (toError(e) as { code?: unknown }).code;
       throw usageError(`Cannot create --out ${options.out} (${typeof code === "string" ? code : toError(e).message}); it must not exist yet`);
+    }
+    try {
+      // Recorded before the key is written: an export that cannot be recorded does not happen.
+      await deps.audit.record({ ...walletEntry("wallet.key_exported", wallet), details: { out: options.out } }).catch(async (e: unknown) => {
+        await file.close();
+        await rm(options.out, { force: true });
+        throw e;
+      });
+      await file.writeFile(`${signer.privateKey}\n`);
+    } finally {
+      await file.close().catch(() => undefined);
     }
     emit(deps.output, options.json, { address, out: options.out }, () => `Wrote the private key of retired wallet ${address} to ${options.out}: move its funds, then delete the file`);
   });

@@ -99,6 +99,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
           maxFeePerGasWei: request.maxFeePerGas ?? null,
           expiresAt: request.expiresAt ?? null,
         },
+        apiKeyId: context.keyId ?? null,
       });
       if (!result.created) throw duplicateRequest(result.existingId);
       try {

@@ -57,6 +57,8 @@ export interface NewTransaction {
   errorSignatures?: readonly string[] | undefined;
   /** sendTransaction's optional fields; omitted: not given. */
   request?: Partial<RequestedFields>;
+  /** The API key that sent it: the audit log's actor for its signed attempts. */
+  apiKeyId?: string | null;
 }
 
 /** A call a wallet's transaction makes at its nonce: what the next transactions of the wallet run after. */
@@ -98,6 +100,7 @@ export function createTransactionRepository({ sql, db, coalesce }: TransactionRe
       inputs.map((i) => i.request?.gasLimit?.toString() ?? null),
       inputs.map((i) => i.request?.maxFeePerGasWei?.toString() ?? null),
       inputs.map((i) => i.request?.expiresAt ?? null),
+      inputs.map((i) => i.apiKeyId ?? null),
     ]);
     const created = new Map(result.rows.map((row) => [`${row.projectId}/${row.id}`, row]));
     // Only the first occurrence of an id repeated in the batch was inserted; the rest conflict.
