@@ -122,7 +122,7 @@ export async function startHarness(
         sql: pool,
         redis: workerRedis,
         signer: createLocalSigner(kek, { loadKey: createWalletRepository(db).findWithKey }),
-        newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(kek) },
+        newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(kek), audit: db },
         logger,
         queuePrefix: prefix,
         concurrency: 16,

@@ -11,7 +11,7 @@ runWorkerProcess("signing-worker", loadSigningWorkerConfig, ({ config, logger, p
     sql: pool,
     redis,
     signer: createLocalSigner(config.kek, { loadKey: createWalletRepository(db).findWithKey }),
-    newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(config.kek) },
+    newWallets: { wallets: createWalletRepository(db), newKey: () => generateWalletKey(config.kek), audit: db },
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,

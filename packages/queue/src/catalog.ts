@@ -92,6 +92,8 @@ export const jobCatalog = {
       walletId: z.uuid(),
       walletType: z.enum(["BROADCAST", "SIGNING", "CLUSTER_MANAGER"]),
       reqId: reqIdField,
+      /** The API key that asked, named by the audit log's entry (an id, never the key's secret); absent from older gateways. */
+      keyId: z.uuid().optional(),
     }),
     jobId: (p: { walletId: string }) => `wallet-${p.walletId}`,
     options: {

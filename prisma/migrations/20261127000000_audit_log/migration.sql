@@ -27,6 +27,8 @@ CREATE INDEX "audit_log_actor_id_id_idx" ON "audit_log"("actor_id", "id");
 CREATE INDEX "audit_log_wallet_address_id_idx" ON "audit_log"("wallet_address", "id");
 CREATE INDEX "audit_log_action_id_idx" ON "audit_log"("action", "id");
 CREATE INDEX "audit_log_at_idx" ON "audit_log"("at");
+-- One wallet.created entry per wallet: a createWallet job that runs again records it once.
+CREATE UNIQUE INDEX "audit_log_wallet_created_key" ON "audit_log"("subject") WHERE action = 'wallet.created';
 
 -- Append-only for every role, the owner and superusers included: the grants below keep the apps'
 -- role from changing entries, these triggers keep anyone else from doing it by mistake. Removing

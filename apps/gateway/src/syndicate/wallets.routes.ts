@@ -1,7 +1,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { AppError } from "@relay/core";
-import { createChainRepository, createWalletRepository, createWalletRowsRepository, type WalletChange, type WalletRepository, type WalletRowsRepository } from "@relay/db";
+import { createChainRepository, createWalletRepository, createWalletRowsRepository, recordAudit, type AuditDatabase, type WalletChange, type WalletRepository, type WalletRowsRepository } from "@relay/db";
 import type { GatewayDeps } from "../app";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { requestIdOf } from "../middleware/request-log";
@@ -15,6 +15,8 @@ export interface WalletRoutesDeps {
   wallets: Pick<WalletRepository, "setActive" | "retire" | "findByAddress">;
   rows: Pick<WalletRowsRepository, "listByProject">;
   createWallet: CreateWalletService;
+  /** Where wallet changes are recorded (docs/audit.md). */
+  audit: AuditDatabase;
 }
 
 const isUuid = (value: unknown): value is string => z.uuid().safeParse(value).success;
@@ -43,24 +45,33 @@ export function walletRoutes(deps: WalletRoutesDeps): Router {
   router.post("/wallet/create", async (req, res) => {
     const request = parseOr(createWalletRequest, bodyOf(req, res.locals));
     assertProjectAccess(principalOf(res.locals), request.projectId);
-    res.json(await deps.createWallet.create(request, { reqId: requestIdOf(req) }));
+    res.json(await deps.createWallet.create(request, { reqId: requestIdOf(req), keyId: principalOf(res.locals).keyId }));
   });
 
   router.post("/wallet/toggleIsActive", async (req, res) => {
     const { projectId, walletAddress } = parseOr(toggleIsActiveRequest, bodyOf(req, res.locals));
-    assertProjectAccess(principalOf(res.locals), projectId);
+    const principal = principalOf(res.locals);
+    assertProjectAccess(principal, projectId);
     // Flipped from what it is now: two toggles at once read the same state, and both flip to the
     // same value, so the wallet ends in one state, not back where it started.
     const current = await deps.wallets.findByAddress(walletAddress);
     if (!current || current.projectId !== projectId) throw notFound(projectId, walletAddress);
     const changed = settled(await deps.wallets.setActive(projectId, walletAddress, !current.isActive), projectId, walletAddress, "activated");
+    await recordAudit(deps.audit, {
+      actor: { type: "api_key", id: principal.keyId },
+      action: changed.isActive ? "wallet.activated" : "wallet.deactivated",
+      projectId,
+      walletAddress: changed.address,
+      subject: changed.id,
+    });
     const rows = await deps.rows.listByProject(projectId, { withData: false });
     res.json(toWalletResponse(toggledRow(changed, rows)));
   });
 
   router.post("/wallet/retire", async (req, res) => {
     const { projectId, walletAddress, gasRecipient } = parseOr(retireWalletRequest, bodyOf(req, res.locals));
-    assertProjectAccess(principalOf(res.locals), projectId);
+    const principal = principalOf(res.locals);
+    assertProjectAccess(principal, projectId);
     if (gasRecipient !== undefined) {
       throw new AppError(
         "BAD_REQUEST",
@@ -70,6 +81,9 @@ export function walletRoutes(deps: WalletRoutesDeps): Router {
     const change = await deps.wallets.retire(projectId, walletAddress);
     // Retiring a retired wallet changes nothing and answers the same.
     if (change.kind === "not-found") throw notFound(projectId, walletAddress);
+    if (change.kind === "changed") {
+      await recordAudit(deps.audit, { actor: { type: "api_key", id: principal.keyId }, action: "wallet.retired", projectId, walletAddress: change.wallet.address, subject: change.wallet.id });
+    }
     res.json({ projectId, walletAddress: change.wallet.address });
   });
 
@@ -93,6 +107,7 @@ export function syndicateWalletRoutes(deps: Pick<GatewayDeps, "db" | "sql" | "pr
   return walletRoutes({
     wallets,
     rows: createWalletRowsRepository(deps.sql),
+    audit: deps.db,
     createWallet: createCreateWalletService({
       chains: createChainRepository(deps.db),
       producer: deps.producer,

@@ -23,7 +23,7 @@ describe("createWallet processor", () => {
     }),
   });
   const keys: string[] = [];
-  const process = createCreateWalletProcessor({ wallets, newKey: () => generateWalletKey(kek) });
+  const process = createCreateWalletProcessor({ wallets, newKey: () => generateWalletKey(kek), audit: db });
   // Disconnecting the client ends its pool.
   afterAll(() => db.$disconnect());
 
@@ -45,6 +45,19 @@ describe("createWallet processor", () => {
     // The log line names the wallet; nothing of its key.
     expect(lines.join("")).toContain(first.address);
     for (const key of keys) expect(lines.join("").toLowerCase()).not.toContain(key);
+  });
+
+  it("records the wallet's creation once, by the API key the job names, however often the job runs", async () => {
+    const project = await createProjectFixture(db, kek, { wallets: 0 });
+    const keyId = randomUUID();
+    const payload = { v: 1 as const, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST" as const, keyId };
+    const runs = await Promise.all([0, 1, 2].map(() => process(payload, { logger } as never)));
+    await process(payload, { logger } as never);
+    const { address } = runs[0] as { address: string };
+    const entries = await db.auditLog.findMany({ where: { projectId: project.projectId } });
+    expect(entries).toEqual([
+      expect.objectContaining({ actorType: "api_key", actorId: keyId, action: "wallet.created", walletAddress: address, subject: payload.walletId }),
+    ]);
   });
 
   it("refuses a job whose walletId names another project's wallet", async () => {

@@ -32,7 +32,8 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const AUDIT_ACTOR_TYPES = ["api_key", "operator", "relay"] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
-export type AuditActor = { type: "api_key"; id: string } | { type: "operator"; id: string } | { type: "relay" };
+/** An API key's id is null only for a request from before the relay carried it (an older gateway's job). */
+export type AuditActor = { type: "api_key"; id: string | null } | { type: "operator"; id: string } | { type: "relay" };
 
 export const RELAY_ACTOR: AuditActor = { type: "relay" };
 

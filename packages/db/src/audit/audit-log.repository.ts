@@ -35,17 +35,26 @@ export interface AuditRecord {
  * change, where there is one, so that the change and its entry commit together.
  */
 export async function recordAudit(db: AuditDatabase, entry: AuditEntry): Promise<void> {
-  await db.auditLog.create({
-    data: {
-      actorType: entry.actor.type,
-      actorId: entry.actor.type === "relay" ? "relay" : entry.actor.id,
-      action: entry.action,
-      projectId: entry.projectId ?? null,
-      walletAddress: entry.walletAddress ?? null,
-      subject: entry.subject ?? null,
-      details: entry.details ?? {},
-    },
-  });
+  await db.auditLog.create({ data: toRow(entry) });
+}
+
+const toRow = (entry: AuditEntry) => ({
+  actorType: entry.actor.type,
+  actorId: entry.actor.type === "relay" ? "relay" : entry.actor.id,
+  action: entry.action,
+  projectId: entry.projectId ?? null,
+  walletAddress: entry.walletAddress ?? null,
+  subject: entry.subject ?? null,
+  details: entry.details ?? {},
+});
+
+/**
+ * The entry of a wallet's creation by a job that may run again after the wallet committed (a
+ * retried or stalled createWallet job): the log holds one wallet.created entry per wallet (a unique
+ * index, audit_log_wallet_created_key), and a second one is dropped, even from a run at the same time.
+ */
+export async function recordWalletCreated(db: AuditDatabase, entry: Omit<AuditEntry, "action"> & { subject: string }): Promise<void> {
+  await db.auditLog.createMany({ data: [toRow({ ...entry, action: "wallet.created" })], skipDuplicates: true });
 }
 
 export interface AuditQuery {
