@@ -48,3 +48,4 @@ export * from "./funding/top-up.repository";
 export * from "./audit/audit-actions";
 export * from "./audit/audit-log.repository";
 export * from "./audit/audit-privileges";
+export * from "./audit/audited-change";

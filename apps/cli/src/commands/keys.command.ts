@@ -34,8 +34,10 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     if (label === "" || label.length > 200) throw usageError("A key name must be 1-200 characters");
     const project = await resolveProject(deps.projects, options.project);
     const key = generateApiKey();
-    const record = await deps.apiKeys.create({ id: key.id, projectId: project.id, name: label, secretHash: key.secretHash });
-    await deps.audit.record({ action: "api_key.created", projectId: project.id, subject: record.id, details: { name: record.name } });
+    const record = await deps.audit.change(
+      (r) => r.apiKeys.create({ id: key.id, projectId: project.id, name: label, secretHash: key.secretHash }),
+      (k) => ({ action: "api_key.created", projectId: k.projectId, subject: k.id, details: { name: k.name } }),
+    );
     emit(deps.output, options.json, { ...view(record), token: key.token }, () =>
       [
         `Created API key ${record.id} (${record.name}) for project ${project.name}.`,
@@ -76,10 +78,11 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
       throw usageError(`"${parseApiKey(keyId) ? "rk_…" : keyId}" is not a key id: ${hint}`);
     }
     const id = keyId.toLowerCase();
-    const revokedNow = await deps.apiKeys.revoke(id);
-    const record = await deps.apiKeys.findById(id);
+    const { revokedNow, record } = await deps.audit.change(
+      async (r) => ({ revokedNow: await r.apiKeys.revoke(id), record: await r.apiKeys.findById(id) }),
+      ({ revokedNow, record }) => (revokedNow && record ? { action: "api_key.revoked", projectId: record.projectId, subject: record.id, details: { name: record.name } } : null),
+    );
     if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`npm run relay -- keys list --project <project>\``);
-    if (revokedNow) await deps.audit.record({ action: "api_key.revoked", projectId: record.projectId, subject: record.id, details: { name: record.name } });
     emit(deps.output, options.json, { ...view(record), alreadyRevoked: !revokedNow }, () =>
       revokedNow
         ? `Revoked API key ${record.id} (${record.name})`

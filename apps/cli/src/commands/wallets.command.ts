@@ -77,6 +77,8 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const kek = deps.getKek();
     const project = await resolveProject(deps.projects, options.project);
     const wallet = await storeWallet(deps.wallets, project.id, generateWalletKey(kek));
+    // After the insert, not in its transaction: storeWallet reads again after a refused insert
+    // (another import of the same key at once), which a failed transaction could not.
     await deps.audit.record(walletEntry("wallet.created", wallet));
     emit(deps.output, options.json, view(wallet), () => `Created wallet ${wallet.address} (${wallet.id}) for project ${project.name}: fund it on each chain it will send on`);
   });
@@ -152,8 +154,11 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     async (options: AddressOption) => {
       const project = await resolveProject(deps.projects, options.project);
       const address = parseAddress(options.address);
-      const wallet = changed(await deps.wallets.setActive(project.id, address, false), project.name, address, "activated");
-      await deps.audit.record(walletEntry("wallet.deactivated", wallet));
+      const change = await deps.audit.change(
+        (r) => r.wallets.setActive(project.id, address, false),
+        (c) => (c.kind === "changed" ? walletEntry("wallet.deactivated", c.wallet) : null),
+      );
+      const wallet = changed(change, project.name, address, "activated");
       emit(deps.output, options.json, view(wallet), () => `Deactivated wallet ${wallet.address}: no new send or signature uses it (within 5 seconds); what it has in flight finishes`);
     },
   );
@@ -161,8 +166,11 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
   addressed("activate", "choose a deactivated wallet for new sends and signatures again (not a retired one)").action(async (options: AddressOption) => {
     const project = await resolveProject(deps.projects, options.project);
     const address = parseAddress(options.address);
-    const wallet = changed(await deps.wallets.setActive(project.id, address, true), project.name, address, "activated");
-    await deps.audit.record(walletEntry("wallet.activated", wallet));
+    const change = await deps.audit.change(
+      (r) => r.wallets.setActive(project.id, address, true),
+      (c) => (c.kind === "changed" ? walletEntry("wallet.activated", c.wallet) : null),
+    );
+    const wallet = changed(change, project.name, address, "activated");
     emit(deps.output, options.json, view(wallet), () => `Activated wallet ${wallet.address}`);
   });
 
@@ -170,9 +178,11 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     async (options: AddressOption) => {
       const project = await resolveProject(deps.projects, options.project);
       const address = parseAddress(options.address);
-      const change = await deps.wallets.retire(project.id, address);
+      const change = await deps.audit.change(
+        (r) => r.wallets.retire(project.id, address),
+        (c) => (c.kind === "changed" ? walletEntry("wallet.retired", c.wallet) : null),
+      );
       if (change.kind === "not-found") throw new AppError("NOT_FOUND", `Project ${project.name} has no wallet ${address}`);
-      if (change.kind === "changed") await deps.audit.record(walletEntry("wallet.retired", change.wallet));
       emit(deps.output, options.json, view(change.wallet), () =>
         change.kind === "retired"
           ? `Wallet ${address} was already retired (${formatDate(change.wallet.retiredAt!)}): nothing to do`

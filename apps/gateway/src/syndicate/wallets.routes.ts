@@ -1,7 +1,18 @@
 import { Router } from "express";
 import { z } from "zod";
 import { AppError } from "@relay/core";
-import { createChainRepository, createWalletRepository, createWalletRowsRepository, recordAudit, type AuditDatabase, type WalletChange, type WalletRepository, type WalletRowsRepository } from "@relay/db";
+import {
+  changeWithAudit,
+  createChainRepository,
+  createWalletRepository,
+  createWalletRowsRepository,
+  type AuditAction,
+  type AuditEntry,
+  type WalletChange,
+  type WalletRecord,
+  type WalletRepository,
+  type WalletRowsRepository,
+} from "@relay/db";
 import type { GatewayDeps } from "../app";
 import { assertProjectAccess, principalOf } from "../middleware/auth";
 import { requestIdOf } from "../middleware/request-log";
@@ -12,12 +23,20 @@ import { createWalletRequest, retireWalletRequest, toggleIsActiveRequest, wallet
 import { toggledRow, toWalletResponse } from "./wallets.response";
 
 export interface WalletRoutesDeps {
-  wallets: Pick<WalletRepository, "setActive" | "retire" | "findByAddress">;
+  wallets: Pick<WalletRepository, "findByAddress">;
   rows: Pick<WalletRowsRepository, "listByProject">;
   createWallet: CreateWalletService;
-  /** Where wallet changes are recorded (docs/audit.md). */
-  audit: AuditDatabase;
+  /** Changes a wallet and records it in the audit log, in one database transaction (docs/audit.md). */
+  changeWallet: <T>(change: (wallets: Pick<WalletRepository, "setActive" | "retire">) => Promise<T>, entryOf: (result: T) => AuditEntry | null) => Promise<T>;
 }
+
+/** The entry of a change an API key made, or none when nothing changed. */
+const entryOf =
+  (keyId: string, action: (wallet: WalletRecord) => AuditAction) =>
+  (change: WalletChange): AuditEntry | null =>
+    change.kind === "changed"
+      ? { actor: { type: "api_key", id: keyId }, action: action(change.wallet), projectId: change.wallet.projectId, walletAddress: change.wallet.address, subject: change.wallet.id }
+      : null;
 
 const isUuid = (value: unknown): value is string => z.uuid().safeParse(value).success;
 
@@ -56,14 +75,11 @@ export function walletRoutes(deps: WalletRoutesDeps): Router {
     // same value, so the wallet ends in one state, not back where it started.
     const current = await deps.wallets.findByAddress(walletAddress);
     if (!current || current.projectId !== projectId) throw notFound(projectId, walletAddress);
-    const changed = settled(await deps.wallets.setActive(projectId, walletAddress, !current.isActive), projectId, walletAddress, "activated");
-    await recordAudit(deps.audit, {
-      actor: { type: "api_key", id: principal.keyId },
-      action: changed.isActive ? "wallet.activated" : "wallet.deactivated",
-      projectId,
-      walletAddress: changed.address,
-      subject: changed.id,
-    });
+    const change = await deps.changeWallet(
+      (wallets) => wallets.setActive(projectId, walletAddress, !current.isActive),
+      entryOf(principal.keyId, (w) => (w.isActive ? "wallet.activated" : "wallet.deactivated")),
+    );
+    const changed = settled(change, projectId, walletAddress, "activated");
     const rows = await deps.rows.listByProject(projectId, { withData: false });
     res.json(toWalletResponse(toggledRow(changed, rows)));
   });
@@ -78,12 +94,9 @@ export function walletRoutes(deps: WalletRoutesDeps): Router {
         "gasRecipient is not supported: the relay does not send a retired wallet's funds anywhere. Retire without it, then recover the funds with `npm run relay -- wallets export-key` (docs/wallets.md, \"Recovering a retired wallet's funds\")",
       );
     }
-    const change = await deps.wallets.retire(projectId, walletAddress);
-    // Retiring a retired wallet changes nothing and answers the same.
+    const change = await deps.changeWallet((wallets) => wallets.retire(projectId, walletAddress), entryOf(principal.keyId, () => "wallet.retired"));
+    // Retiring a retired wallet changes nothing, records nothing, and answers the same.
     if (change.kind === "not-found") throw notFound(projectId, walletAddress);
-    if (change.kind === "changed") {
-      await recordAudit(deps.audit, { actor: { type: "api_key", id: principal.keyId }, action: "wallet.retired", projectId, walletAddress: change.wallet.address, subject: change.wallet.id });
-    }
     res.json({ projectId, walletAddress: change.wallet.address });
   });
 
@@ -107,7 +120,7 @@ export function syndicateWalletRoutes(deps: Pick<GatewayDeps, "db" | "sql" | "pr
   return walletRoutes({
     wallets,
     rows: createWalletRowsRepository(deps.sql),
-    audit: deps.db,
+    changeWallet: (change, entry) => changeWithAudit(deps.db, (tx) => change(createWalletRepository(tx)), entry),
     createWallet: createCreateWalletService({
       chains: createChainRepository(deps.db),
       producer: deps.producer,
