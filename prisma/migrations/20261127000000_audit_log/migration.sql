@@ -112,10 +112,17 @@ CREATE TRIGGER "nonce_filler_audit_replaced" AFTER UPDATE ON "nonce_filler"
 -- The apps' role (docs/audit.md, "The apps' database role"): a group role the apps' LOGIN role is
 -- a member of. Roles are per server, not per database: another database on the same server may be
 -- creating it at this moment, which raises duplicate_object or unique_violation here.
+-- An owner without CREATEROLE can run this migration once someone who has it made the role.
 DO $$
 BEGIN
-  CREATE ROLE "relay_app" NOLOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'relay_app') THEN
+    CREATE ROLE "relay_app" NOLOGIN;
+  END IF;
+EXCEPTION
+  WHEN duplicate_object OR unique_violation THEN NULL;
+  WHEN insufficient_privilege THEN
+    RAISE EXCEPTION 'the role relay_app is missing and % may not create roles', current_user
+      USING HINT = 'as a role with CREATEROLE, run CREATE ROLE relay_app NOLOGIN; then migrate again (docs/audit.md)';
 END $$;
 
 DO $$
