@@ -124,7 +124,7 @@ export async function startHarness(
         sql: pool,
         redis: workerRedis,
         signer: createCustodySigner({ ...keys, loadKey: createWalletRepository(db).findWithKey }),
-        newWallets: { wallets: createWalletRepository(db), newKey: (backend) => newWalletKey(keys, backend) },
+        newWallets: { wallets: createWalletRepository(db), newKey: (backend) => newWalletKey(keys, backend), audit: db },
         logger,
         queuePrefix: prefix,
         concurrency: 16,

@@ -113,6 +113,11 @@ describe("managed gas through the Syndicate SDK", () => {
     );
     expect(events).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"].map((status) => ({ projectId: operator.projectId, status })));
     expect((await fetch(`${h.baseUrl}/transact/project/${project.projectId}/transactions/${topUp!.id}`, { headers: { authorization: `Bearer ${project.apiKey}` } })).status).toBe(404);
+    // The top-up's signature is the relay's own in the audit log, on the funding wallet's project.
+    const audited = await h.db.auditLog.findMany({ where: { subject: topUp!.id } });
+    expect(audited.map((e) => [e.action, e.actorType, e.actorId, e.projectId, e.walletAddress, (e.details as { kind?: string }).kind])).toEqual([
+      ["transaction.signed", "relay", "relay", operator.projectId, funding, "FUNDING"],
+    ]);
 
     // The balance checks after the call confirmed see the topped-up wallet: no second top-up.
     await new Promise((r) => setTimeout(r, 1500));

@@ -142,6 +142,9 @@ describe("cancelling a transaction", () => {
     // The next transaction has the next nonce; the cancelled one's was filled, not reused.
     expect(BigInt(next.nonce!)).toBe(binding!.nonce + 1n);
     expect(await rpc.getTransactionCount(address, "latest")).toBe(Number(binding!.nonce) + 2);
+    // The filler is a signature the relay made on its own: in the audit log as the relay's.
+    const fillers = await h.db.auditLog.findMany({ where: { walletAddress: address, action: "nonce_filler.signed" } });
+    expect(fillers.map((e) => [e.actorType, e.actorId, e.projectId, (e.details as { nonce?: string }).nonce])).toContainEqual(["relay", "relay", project.projectId, binding!.nonce.toString()]);
   });
 
   it("PAUSED: never sent, CANCELLED at once; once funded, the wallet's next transaction goes through", async () => {
@@ -193,6 +196,11 @@ describe("cancelling a transaction", () => {
     expect((await rpc.getTransactionReceipt(cancelAttempt.hash))!.status).toBe(1);
     for (const a of tx.attempts.filter((x) => !x.cancel)) expect(await rpc.getTransactionReceipt(a.hash)).toBeNull();
     expect(await lastOrderId()).toBe(before);
+    // Each signed attempt is in the audit log by the key that sent the transaction; the cancel as one.
+    const audited = await h.db.auditLog.findMany({ where: { projectId: project.projectId, subject: id }, orderBy: { id: "asc" } });
+    expect(audited.map((e) => [e.action, e.actorId, (e.details as { hash?: string }).hash])).toEqual(
+      tx.attempts.map((a) => [a.cancel ? "transaction.cancel_signed" : "transaction.signed", project.apiKeyId, a.hash]),
+    );
 
     expect((await control(project, id, "cancel")).body).toEqual({ transactionId: id, status: "CANCELLED", cancel: "done" });
     const speedUp = await control(project, id, "speedUp");

@@ -33,7 +33,8 @@ import { connect, createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { verifyMessage } from "ethers";
-import { withDatabase } from "@relay/db";
+import { parseApiKey } from "@relay/core";
+import { createPool, withDatabase } from "@relay/db";
 import { deleteRedisKeys, dropTestDatabase, testQueuePrefix, testServerUrl } from "@relay/testing";
 import { formatOutcomes, runReferenceExamples, type OpenApiDocument } from "./run-reference-examples";
 
@@ -272,6 +273,15 @@ describe("npm start (the quick start)", () => {
     };
     for (const pgid of groups) await step(() => killGroup(pgid));
     await step(() => dropTestDatabase(serverUrl, databaseName));
+    // The apps' login role the quick start made for its database (scripts/quickstart/app-role.ts).
+    await step(async () => {
+      const pool = createPool({ url: withDatabase(serverUrl, "postgres"), poolSize: 1 });
+      try {
+        await pool.query(`DROP ROLE IF EXISTS "${databaseName}_app"`);
+      } finally {
+        await pool.end();
+      }
+    });
     await step(async () => {
       const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { lazyConnect: true, maxRetriesPerRequest: 1 });
       try {
@@ -370,6 +380,24 @@ describe("npm start (the quick start)", () => {
           return status === "CONFIRMED" || status === "REVERTED" || status === "INVALID" || status === "FAILED";
         }, 30_000);
         expect(status).toBe("CONFIRMED");
+
+        // The apps ran as a member of relay_app (docs/audit.md): none warned that it could rewrite
+        // the audit log, and the signature and the transaction are in it, by the printed key.
+        expect(output).toContain(`The apps connect as ${databaseName}_app, a member of relay_app`);
+        for (const app of ["gateway", "signing-worker", "tx-worker", "webhook-worker"]) {
+          expect({ app, log: readFileSync(path.join(dir, ".dev", "logs", `${app}.log`), "utf8") }).not.toEqual({ app, log: expect.stringContaining("may UPDATE or DELETE audit_log") });
+        }
+        const owner = createPool({ url: withDatabase(serverUrl, databaseName), poolSize: 1 });
+        try {
+          const { rows } = await owner.query<{ action: string; actor_id: string }>(
+            `SELECT action, actor_id FROM audit_log WHERE project_id = $1 AND action IN ('signature.message', 'transaction.signed') ORDER BY id`,
+            [projectId],
+          );
+          expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(["signature.message", "transaction.signed"]));
+          expect(new Set(rows.map((r) => r.actor_id))).toEqual(new Set([parseApiKey(apiKey as string)?.id]));
+        } finally {
+          await owner.end();
+        }
 
         // The reference names this demo's records, and every example in it answers as documented:
         // each request 2xx (speedUp its documented 409), each error example its status and message.

@@ -5,6 +5,8 @@ import {
   createChainRepository,
   createProjectRepository,
   createWalletRepository,
+  recordAudit,
+  type AuditEntry,
   type Database,
 } from "@relay/db";
 import { JsonRpcProvider, parseEther, toBeHex } from "ethers";
@@ -24,13 +26,20 @@ export interface DemoSeed {
  */
 export async function seedDemo(db: Database, kek: Kek, chain: { chainId: bigint; rpcUrl: string; local: boolean }): Promise<DemoSeed> {
   const projects = createProjectRepository(db);
-  const project = (await projects.findByName("demo")) ?? (await projects.create("demo"));
+  // The quick start is the operator of what it makes (docs/audit.md).
+  const audit = (entry: Omit<AuditEntry, "actor">) => recordAudit(db, { ...entry, actor: { type: "operator", id: "quickstart" } });
+  let project = await projects.findByName("demo");
+  if (!project) {
+    project = await projects.create("demo");
+    await audit({ action: "project.created", projectId: project.id, subject: project.id, details: { name: project.name } });
+  }
 
   const wallets = createWalletRepository(db);
   let [wallet] = await wallets.listByProject(project.id);
   if (!wallet) {
     const key = generateWalletKey(kek);
     wallet = await wallets.create({ projectId: project.id, address: key.address, sealKey: key.sealFor });
+    await audit({ action: "wallet.created", projectId: project.id, walletAddress: wallet.address, subject: wallet.id });
   }
   try {
     openWalletKey(kek, (await wallets.findWithKey(wallet.id))!);
@@ -61,6 +70,7 @@ export async function seedDemo(db: Database, kek: Kek, chain: { chainId: bigint;
 
     const key = generateApiKey();
     await createApiKeyRepository(db).create({ id: key.id, projectId: project.id, name: "quick start", secretHash: key.secretHash });
+    await audit({ action: "api_key.created", projectId: project.id, subject: key.id, details: { name: "quick start" } });
     return {
       projectId: project.id,
       walletAddress: wallet.address,

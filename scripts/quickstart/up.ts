@@ -3,7 +3,8 @@
  *   1. a key-encryption key for development (.dev/kek, git-ignored) unless KEY_ENCRYPTION_KEY is set,
  *      and a webhook secret key (.dev/webhook-key) unless WEBHOOK_SECRET_KEY is set
  *   2. a local anvil chain (embedded default; RPC_URL points at another chain instead)
- *   3. the database created if missing and migrations applied
+ *   3. the database created if missing and migrations applied, and the apps' login role (a member
+ *      of relay_app, which cannot rewrite the audit log) created if missing
  *   4. the demo project, its funded wallet and a fresh API key
  *   5. the gateway and every worker, restarted if they die
  *   6. the records the reference's examples name (.dev/reference-examples.json), made through the API
@@ -16,6 +17,7 @@ import { DEV_KEY_FILES, loadGatewayConfig, loadSigningWorkerConfig } from "@rela
 import { createLogger } from "@relay/core";
 import { createDatabase, ensureDatabase, migrate } from "@relay/db";
 import { startAnvil } from "@relay/testing";
+import { ensureAppRole } from "./app-role";
 import { devKek } from "./dev-kek";
 import { demoContract } from "./demo-contract";
 import { startOrphanReaper, type OrphanReaper } from "./orphan-reaper";
@@ -106,13 +108,17 @@ async function main() {
 
   await ensureDatabase(config.databaseUrl).catch(failed);
   const { applied } = await migrate({ databaseUrl: config.databaseUrl, logger: createLogger({ name: "migrate", level: "warn" }) }).catch(failed);
+  // The apps run as a member of relay_app, as docs/audit.md asks of a deployment; seeding and
+  // migrating stay with the owner.
+  const appDatabaseUrl = await ensureAppRole(config.databaseUrl).catch(failed);
   say(`Database ready (${applied.length} migration(s) applied now)`);
+  say(`The apps connect as ${new URL(appDatabaseUrl).username}, a member of relay_app: they cannot change or delete audit log entries`);
 
   const db = createDatabase({ url: config.databaseUrl });
-  const workerEnv = { ...process.env, KEY_ENCRYPTION_KEY: kek.key };
+  const workerEnv = { ...process.env, DATABASE_URL: appDatabaseUrl, KEY_ENCRYPTION_KEY: kek.key };
   // The quick start is for one machine: its webhooks may go to a receiver on it (the example
   // receiver, a tunnel), unless the caller says otherwise. A deployment sets this itself.
-  const webhookEnv: NodeJS.ProcessEnv = withoutWalletKeys({ WEBHOOK_ALLOW_PRIVATE: "true", ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key });
+  const webhookEnv: NodeJS.ProcessEnv = withoutWalletKeys({ WEBHOOK_ALLOW_PRIVATE: "true", ...process.env, DATABASE_URL: appDatabaseUrl, WEBHOOK_SECRET_KEY: webhookKey.key });
   const demo = await seedDemo(db, loadSigningWorkerConfig(workerEnv).kek, chain).catch(async (e: unknown) => {
     await db.$disconnect();
     return failed(e);
@@ -123,7 +129,7 @@ async function main() {
   // The gateway never holds a key-encryption key, current or previous (DESIGN.md).
   // The reference's examples name this demo's records, written (below) where the gateway reads them.
   const referenceFile = process.env.REFERENCE_EXAMPLES_FILE ?? join(devDir, "reference-examples.json");
-  const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, WEBHOOK_SECRET_KEY: webhookKey.key, REFERENCE_EXAMPLES_FILE: referenceFile });
+  const gatewayEnv: NodeJS.ProcessEnv = withoutWalletKeys({ ...process.env, DATABASE_URL: appDatabaseUrl, WEBHOOK_SECRET_KEY: webhookKey.key, REFERENCE_EXAMPLES_FILE: referenceFile });
   if (stopping) return;
   const apps = supervise(
     [

@@ -12,6 +12,7 @@ import {
   createWebhookSecretRepository,
   type Database,
 } from "@relay/db";
+import { createCliAudit } from "./audit";
 import type { CliDeps } from "./deps";
 import { runProgram } from "./program";
 
@@ -43,6 +44,8 @@ export interface HarnessOptions {
   webhookKeyring?: Kek;
   /** The HSM and KMS backends `wallets create --backend` uses; omit for none configured. */
   custody?: Omit<CustodyBackends, "close">;
+  /** The operator the audit log names (default "cli-test"). */
+  operator?: string;
 }
 
 export function createCliHarness(db: Database, options: HarnessOptions = {}) {
@@ -68,6 +71,7 @@ export function createCliHarness(db: Database, options: HarnessOptions = {}) {
         return options.webhookKeyring;
       },
       getCustodyBackends: () => ({ ...options.custody, close: async () => undefined }),
+      audit: createCliAudit(db, options.operator ?? "cli-test"),
       output: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
       readSecretStdin: async () => options.stdin ?? "",
       ...(options.probeChainId ? { probeChainId: options.probeChainId } : {}),

@@ -1,6 +1,7 @@
 import type { Logger } from "@relay/core";
 import type { CustodyBackends, Kek } from "@relay/custody";
 import type { ApiKeyRepository, ChainRepository, PolicyRepository, ProjectFundingRepository, ProjectRepository, WalletRepository, WebhookSecretRepository } from "@relay/db";
+import type { CliAudit } from "./audit";
 import type { Output } from "./output";
 
 /** What the commands need from the outside world; `main.ts` builds the real ones, tests their own. */
@@ -27,6 +28,8 @@ export interface CliDeps {
   webhookSecrets: WebhookSecretRepository;
   /** Loads the webhook secrets' keyring (WEBHOOK_SECRET_KEY*); only `webhooks reseal` calls it. */
   getWebhookKeyring: () => Kek;
+  /** The audit log: what the commands that change keys, wallets and projects record, and `audit list`. */
+  audit: CliAudit;
   output: Output;
   /** Reads a secret (the private key of `wallets import`) from standard input. */
   readSecretStdin: () => Promise<string>;

@@ -12,6 +12,7 @@ import {
   createWalletRepository,
   createWebhookSecretRepository,
 } from "@relay/db";
+import { createCliAudit, operatorName } from "./audit";
 import type { DevKeys } from "./dev-keys";
 import { createKekLoader, createWebhookKeyringLoader } from "./kek";
 import type { Output } from "./output";
@@ -53,6 +54,7 @@ async function main(args: string[]): Promise<number> {
         webhookSecrets: createWebhookSecretRepository(db),
         getWebhookKeyring: createWebhookKeyringLoader(process.env, devKeys),
         getCustodyBackends: () => (custody ??= openCustodyBackends(loadCliCustodyConfig(process.env))),
+        audit: createCliAudit(db, operatorName(config.operator)),
         output,
         readSecretStdin: () => readSecretFromStdin(),
         logger,

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { toError } from "@relay/core";
+import { registerAuditCommands } from "./commands/audit.command";
 import { registerChainCommands } from "./commands/chains.command";
 import { registerFundingCommands } from "./commands/funding.command";
 import { registerKeyCommands } from "./commands/keys.command";
@@ -30,6 +31,7 @@ export function createProgram(deps: CliDeps): Command {
   registerWebhookCommands(program, deps);
   registerFundingCommands(program, deps);
   registerPolicyCommands(program, deps);
+  registerAuditCommands(program, deps);
   return program;
 }
 

@@ -1,6 +1,6 @@
 import { loadGatewayConfig } from "@relay/config";
 import { createLogger, runProcess, toError } from "@relay/core";
-import { createDatabase, createPool } from "@relay/db";
+import { createDatabase, createPool, warnIfAuditWritable } from "@relay/db";
 import { createMetricsRegistry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
 import { createApp } from "./app";
@@ -13,6 +13,8 @@ async function main() {
   const timeouts = { connectTimeoutMs: 3000, queryTimeoutMs: config.databaseQueryTimeoutMs };
   const pool = createPool({ url: config.databaseUrl, poolSize: 20, ...timeouts });
   const db = createDatabase({ pool });
+  // Not awaited: a Postgres that is down at start is the readiness check's business, not this one's.
+  void warnIfAuditWritable(pool, logger);
   // Signature records only: a lost PENDING record fails its request cleanly (docs/architecture.md).
   const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, ...timeouts, asyncCommit: true });
   const redis = createRedis(config.redisUrl, "producer");

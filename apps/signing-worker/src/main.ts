@@ -13,7 +13,7 @@ runWorkerProcess("signing-worker", loadSigningWorkerConfig, ({ config, logger, p
     sql: pool,
     redis,
     signer: createCustodySigner({ ...keys, loadKey: createWalletRepository(db).findWithKey }),
-    newWallets: { wallets: createWalletRepository(db), newKey: (backend) => newWalletKey(keys, backend) },
+    newWallets: { wallets: createWalletRepository(db), newKey: (backend) => newWalletKey(keys, backend), audit: db },
     logger,
     queuePrefix: config.queuePrefix,
     concurrency: config.concurrency,

@@ -4,22 +4,27 @@ import { parseEnv, type Env } from "./load";
 import { custodyFields, toCustodyConfig, type CustodyConfig } from "./custody";
 import { databaseUrl, kekFields, logLevel, toKeyEncryptionConfig, toWebhookKeyring, webhookKeyFields, type KeyEncryptionConfig } from "./fields";
 
-const cliSchema = z.object({ ...common, ...kekFields });
+/** Who the audit log names as the operator of a command (docs/audit.md); unset: the OS user. */
+const operatorField = { RELAY_OPERATOR: z.string().trim().min(1).max(200).optional() };
+const cliSchema = z.object({ ...common, ...kekFields, ...operatorField });
 const cliCustodySchema = z.object(custodyFields);
-const cliReadOnlySchema = z.object(common);
+const cliReadOnlySchema = z.object({ ...common, ...operatorField });
 
 export interface CliConfig extends CommonConfig {
   /** Absent when the command does not need to encrypt or decrypt keys. */
   kek: KeyEncryptionConfig | undefined;
+  /** RELAY_OPERATOR: the name the audit log gives this operator; absent: the OS user's name. */
+  operator: string | undefined;
 }
 
 /** The admin CLI needs the KEK only for commands that create or import wallets. */
 export function loadCliConfig(options: { needsKek: boolean }, env: Env = process.env): Readonly<CliConfig> {
   if (options.needsKek) {
     const v = parseEnv(cliSchema, env);
-    return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v) });
+    return Object.freeze({ ...toCommon(v), kek: toKeyEncryptionConfig(v), operator: v.RELAY_OPERATOR });
   }
-  return Object.freeze({ ...toCommon(parseEnv(cliReadOnlySchema, env)), kek: undefined });
+  const v = parseEnv(cliReadOnlySchema, env);
+  return Object.freeze({ ...toCommon(v), kek: undefined, operator: v.RELAY_OPERATOR });
 }
 
 const cliWebhookKeySchema = z.object(webhookKeyFields);

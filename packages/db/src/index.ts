@@ -47,3 +47,7 @@ export * from "./funding/project-funding.repository";
 export * from "./funding/top-up.repository";
 export * from "./policies/policy.repository";
 export * from "./policies/spend-guard";
+export * from "./audit/audit-actions";
+export * from "./audit/audit-log.repository";
+export * from "./audit/audit-privileges";
+export * from "./audit/audited-change";

@@ -95,6 +95,8 @@ export const jobCatalog = {
       /** Where the worker makes the key (docs/custody.md); the name only, the worker holds the backend's settings. */
       backend: z.enum(CUSTODY_BACKENDS).default("LOCAL"),
       reqId: reqIdField,
+      /** The API key that asked, named by the audit log's entry (an id, never the key's secret); absent from older gateways. */
+      keyId: z.uuid().optional(),
     }),
     jobId: (p: { walletId: string }) => `wallet-${p.walletId}`,
     options: {

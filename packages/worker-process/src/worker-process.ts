@@ -1,5 +1,5 @@
 import { createLogger, runProcess, type Logger } from "@relay/core";
-import { createDatabase, createPool, type Database, type SqlPool } from "@relay/db";
+import { createDatabase, createPool, warnIfAuditWritable, type Database, type SqlPool } from "@relay/db";
 import { createMetricsRegistry, serveWorkerMetrics, type Registry } from "@relay/metrics";
 import { createRedis, keepScheduled, type KeepScheduledDeps, type Redis, type WorkerGroup } from "@relay/queue";
 
@@ -54,6 +54,7 @@ export function runWorkerProcess<C extends WorkerProcessConfig>(name: string, lo
     // bench:personal-sign.
     const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), queryTimeoutMs: config.databaseQueryTimeoutMs });
     const db = createDatabase({ pool });
+    void warnIfAuditWritable(pool, logger);
     const redis = createRedis(config.redisUrl, "worker");
     redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
     const metricsRegistry = createMetricsRegistry({ processMetrics: true });

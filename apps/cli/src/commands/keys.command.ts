@@ -53,7 +53,10 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     const allowedCidrs = options.allowIp === undefined ? undefined : allowlistOf(options.allowIp);
     const project = await resolveProject(deps.projects, options.project);
     const key = generateApiKey();
-    const record = await deps.apiKeys.create({ id: key.id, projectId: project.id, name: label, secretHash: key.secretHash, ...(scopes ? { scopes } : {}), ...(allowedCidrs ? { allowedCidrs } : {}) });
+    const record = await deps.audit.change(
+      (r) => r.apiKeys.create({ id: key.id, projectId: project.id, name: label, secretHash: key.secretHash, ...(scopes ? { scopes } : {}), ...(allowedCidrs ? { allowedCidrs } : {}) }),
+      (k) => ({ action: "api_key.created", projectId: k.projectId, subject: k.id, details: { name: k.name, scopes: k.scopes, allowedCidrs: k.allowedCidrs } }),
+    );
     emit(deps.output, options.json, { ...view(record), token: key.token }, () =>
       [
         `Created API key ${record.id} (${record.name}) for project ${project.name}.`,
@@ -92,8 +95,10 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     keys.command("revoke").description("revoke an API key; the gateway refuses it once its short auth cache expires").argument("<keyId>", "id shown by `keys list`"),
   ).action(async (keyId: string, options: JsonOption) => {
     const id = keyIdOf(keyId);
-    const revokedNow = await deps.apiKeys.revoke(id);
-    const record = await deps.apiKeys.findById(id);
+    const { revokedNow, record } = await deps.audit.change(
+      async (r) => ({ revokedNow: await r.apiKeys.revoke(id), record: await r.apiKeys.findById(id) }),
+      ({ revokedNow, record }) => (revokedNow && record ? { action: "api_key.revoked", projectId: record.projectId, subject: record.id, details: { name: record.name } } : null),
+    );
     if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`npm run relay -- keys list --project <project>\``);
     emit(deps.output, options.json, { ...view(record), alreadyRevoked: !revokedNow }, () =>
       revokedNow
@@ -114,7 +119,10 @@ export function registerKeyCommands(program: Command, deps: CliDeps): void {
     if (options.scopes === undefined && options.allowIp === undefined) throw usageError("give --scopes, --allow-ip or both");
     const scopes = options.scopes === undefined ? undefined : parseScopes(options.scopes);
     const allowedCidrs = options.allowIp === undefined ? undefined : allowlistOf(options.allowIp);
-    const record = await deps.apiKeys.restrict(id, { ...(scopes ? { scopes } : {}), ...(allowedCidrs ? { allowedCidrs } : {}) });
+    const record = await deps.audit.change(
+      (r) => r.apiKeys.restrict(id, { ...(scopes ? { scopes } : {}), ...(allowedCidrs ? { allowedCidrs } : {}) }),
+      (k) => k && { action: "api_key.restricted", projectId: k.projectId, subject: k.id, details: { name: k.name, scopes: k.scopes, allowedCidrs: k.allowedCidrs } },
+    );
     if (!record) throw new AppError("NOT_FOUND", `No API key with id ${id}: run \`npm run relay -- keys list --project <project>\``);
     emit(deps.output, options.json, view(record), () =>
       `API key ${record.id} (${record.name}) may now ${record.scopes.join(", ")} from ${record.allowedCidrs.length === 0 ? "any address" : record.allowedCidrs.join(", ")}`,

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { parsePolicy, type Policy } from "@relay/policies";
-import type { PolicyRecord } from "@relay/db";
+import type { AuditDetails, PolicyRecord } from "@relay/db";
 import type { CliDeps } from "../deps";
 import { usageError } from "../errors";
 import { emit, formatDate, toJson } from "../output";
@@ -30,9 +30,13 @@ const view = (projectId: string, record: PolicyRecord | null) => ({ projectId, p
 export function registerPolicyCommands(program: Command, deps: CliDeps): void {
   const policies = program.command("policies").description("show and set a project's policy: allowed contracts and functions, value and gas limits");
 
-  /** Validates the changed document and writes it (the one write: deps.policies.set). */
+  /** Validates the changed document and writes it with its audit entry (the one write: policies.set). */
   const write = async (projectId: string, document: unknown, json: boolean | undefined, what: string) => {
-    const record = await deps.policies.set(projectId, parsePolicy(document));
+    const policy = parsePolicy(document);
+    const record = await deps.audit.change(
+      (r) => r.policies.set(projectId, policy),
+      (written) => ({ action: "policy.changed", projectId, details: { policy: written.policy as AuditDetails } }),
+    );
     emit(deps.output, json, view(projectId, record), () => `${what}. Gateways apply it within their auth cache time (AUTH_CACHE_TTL_MS).\n${toJson(record.policy)}`);
   };
   const current = async (projectId: string): Promise<Policy> => {
@@ -123,7 +127,10 @@ export function registerPolicyCommands(program: Command, deps: CliDeps): void {
 
   withJson(policies.command("clear").description("remove a project's policy: no limits").requiredOption("--project <id-or-name>", "the project")).action(async (options: ProjectOption) => {
     const project = await resolveProject(deps.projects, options.project);
-    const removed = await deps.policies.clear(project.id);
+    const removed = await deps.audit.change(
+      (r) => r.policies.clear(project.id),
+      (cleared) => (cleared ? { action: "policy.cleared", projectId: project.id } : null),
+    );
     emit(deps.output, options.json, { projectId: project.id, removed }, () => (removed ? `Removed the policy of project ${project.name}` : `Project ${project.name} had no policy`));
   });
 }

@@ -15,10 +15,15 @@ export function registerProjectCommands(program: Command, deps: CliDeps): void {
     async (name: string, options: JsonOption) => {
       const trimmed = name.trim();
       if (trimmed === "" || trimmed.length > 200) throw usageError("A project name must be 1-200 characters");
-      const project = await deps.projects.create(trimmed).catch((e: unknown) => {
-        if (!isUniqueViolation(e)) throw e;
-        throw new AppError("CONFLICT", `A project named "${trimmed}" already exists: choose another name`, { cause: e });
-      });
+      const project = await deps.audit
+        .change(
+          (r) => r.projects.create(trimmed),
+          (p) => ({ action: "project.created", projectId: p.id, subject: p.id, details: { name: p.name } }),
+        )
+        .catch((e: unknown) => {
+          if (!isUniqueViolation(e)) throw e;
+          throw new AppError("CONFLICT", `A project named "${trimmed}" already exists: choose another name`, { cause: e });
+        });
       emit(deps.output, options.json, view(project), () => `Created project ${project.name} (${project.id})`);
     },
   );

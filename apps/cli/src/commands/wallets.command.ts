@@ -1,8 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile, rm } from "node:fs/promises";
 import type { Command } from "commander";
 import { AppError, CUSTODY_BACKENDS, toError, type CustodyBackendName } from "@relay/core";
 import { importWalletKey, newWalletKey, openWalletKey, resealWalletKey } from "@relay/custody";
-import { storeWallet, type WalletChange, type WalletRecord } from "@relay/db";
+import { storeWallet, type AuditAction, type WalletChange, type WalletRecord } from "@relay/db";
 import { getAddress, isAddress } from "ethers";
 import type { CliDeps } from "../deps";
 import { usageError } from "../errors";
@@ -26,6 +26,8 @@ const view = (w: WalletRecord) => ({
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
 });
+
+const walletEntry = (action: AuditAction, w: WalletRecord) => ({ action, projectId: w.projectId, walletAddress: w.address, subject: w.id, details: { backend: w.backend } });
 
 const stateOf = (w: WalletRecord) => (w.retiredAt ? "retired" : w.isActive ? "active" : "inactive");
 
@@ -84,6 +86,9 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const makers = backend === "LOCAL" ? { kek: deps.getKek() } : deps.getCustodyBackends();
     const project = await resolveProject(deps.projects, options.project);
     const wallet = await storeWallet(deps.wallets, project.id, await newWalletKey(makers, backend));
+    // After the insert, not in its transaction: storeWallet reads again after a refused insert
+    // (another import of the same key at once), which a failed transaction could not.
+    await deps.audit.record(walletEntry("wallet.created", wallet));
     emit(deps.output, options.json, view(wallet), () =>
       `Created wallet ${wallet.address} (${wallet.id}, key in ${wallet.backend}) for project ${project.name}: fund it on each chain it will send on`,
     );
@@ -100,6 +105,7 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const project = await resolveProject(deps.projects, options.project);
     const key = importWalletKey(kek, await readPrivateKey(deps, options.privateKeyFile));
     const wallet = await storeWallet(deps.wallets, project.id, key);
+    await deps.audit.record(walletEntry("wallet.imported", wallet));
     emit(deps.output, options.json, view(wallet), () => `Imported wallet ${wallet.address} (${wallet.id}) into project ${project.name}`);
   });
 
@@ -112,6 +118,8 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
   ).action(async (options: JsonOption) => {
     const kek = deps.getKek();
     const result = await resealAll((page) => deps.wallets.listWithKeys(page), (wallet) => resealWalletKey(kek, wallet), (wallet, next) => deps.wallets.replaceKey(wallet.id, wallet.encryptedKey, next));
+    // One entry for the run, whatever it managed: which keys were re-sealed is the wallets' own business.
+    await deps.audit.record({ action: "wallet.resealed", details: { activeKeyId: kek.activeKeyId, resealed: result.resealed, alreadyCurrent: result.current, unopened: result.unopened.length } });
     if (result.unopened.length > 0) {
       throw unopenedError(result, { what: "wallet key(s)", records: "wallets" }, { key: "KEY_ENCRYPTION_KEY", keyId: "KEY_ENCRYPTION_KEY_ID", previous: "KEY_ENCRYPTION_KEYS_PREVIOUS" }, kek.activeKeyId);
     }
@@ -158,7 +166,11 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     async (options: AddressOption) => {
       const project = await resolveProject(deps.projects, options.project);
       const address = parseAddress(options.address);
-      const wallet = changed(await deps.wallets.setActive(project.id, address, false), project.name, address, "activated");
+      const change = await deps.audit.change(
+        (r) => r.wallets.setActive(project.id, address, false),
+        (c) => (c.kind === "changed" ? walletEntry("wallet.deactivated", c.wallet) : null),
+      );
+      const wallet = changed(change, project.name, address, "activated");
       emit(deps.output, options.json, view(wallet), () => `Deactivated wallet ${wallet.address}: no new send or signature uses it (within 5 seconds); what it has in flight finishes`);
     },
   );
@@ -166,7 +178,11 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
   addressed("activate", "choose a deactivated wallet for new sends and signatures again (not a retired one)").action(async (options: AddressOption) => {
     const project = await resolveProject(deps.projects, options.project);
     const address = parseAddress(options.address);
-    const wallet = changed(await deps.wallets.setActive(project.id, address, true), project.name, address, "activated");
+    const change = await deps.audit.change(
+      (r) => r.wallets.setActive(project.id, address, true),
+      (c) => (c.kind === "changed" ? walletEntry("wallet.activated", c.wallet) : null),
+    );
+    const wallet = changed(change, project.name, address, "activated");
     emit(deps.output, options.json, view(wallet), () => `Activated wallet ${wallet.address}`);
   });
 
@@ -174,7 +190,10 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     async (options: AddressOption) => {
       const project = await resolveProject(deps.projects, options.project);
       const address = parseAddress(options.address);
-      const change = await deps.wallets.retire(project.id, address);
+      const change = await deps.audit.change(
+        (r) => r.wallets.retire(project.id, address),
+        (c) => (c.kind === "changed" ? walletEntry("wallet.retired", c.wallet) : null),
+      );
       if (change.kind === "not-found") throw new AppError("NOT_FOUND", `Project ${project.name} has no wallet ${address}`);
       emit(deps.output, options.json, view(change.wallet), () =>
         change.kind === "retired"
@@ -212,11 +231,23 @@ export function registerWalletCommands(program: Command, deps: CliDeps): void {
     const stored = await deps.wallets.findWithKey(wallet.id);
     if (!stored) throw new AppError("NOT_FOUND", `Wallet ${address} is gone`);
     const signer = openWalletKey(deps.getKek(), stored);
+    let file;
     try {
-      await writeFile(options.out, `${signer.privateKey}\n`, { mode: 0o600, flag: "wx" });
+      file = await open(options.out, "wx", 0o600);
     } catch (e) {
       const code = (toError(e) as { code?: unknown }).code;
       throw usageError(`Cannot create --out ${options.out} (${typeof code === "string" ? code : toError(e).message}); it must not exist yet`);
+    }
+    try {
+      // Recorded before the key is written: an export that cannot be recorded does not happen.
+      await deps.audit.record({ ...walletEntry("wallet.key_exported", wallet), details: { out: options.out } }).catch(async (e: unknown) => {
+        await file.close();
+        await rm(options.out, { force: true });
+        throw e;
+      });
+      await file.writeFile(`${signer.privateKey}\n`);
+    } finally {
+      await file.close().catch(() => undefined);
     }
     emit(deps.output, options.json, { address, out: options.out }, () => `Wrote the private key of retired wallet ${address} to ${options.out}: move its funds, then delete the file`);
   });

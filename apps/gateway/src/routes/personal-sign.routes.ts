@@ -20,11 +20,12 @@ export function personalSignRoutes(deps: PersonalSignRoutesDeps): Router {
 
   router.post("/wallet/project/:projectId/personalSign", async (req, res) => {
     const { projectId } = parseOr(projectIdParam, req.params, "SIGNATURE_ERROR");
-    assertProjectAccess(principalOf(res.locals), projectId);
+    const principal = principalOf(res.locals);
+    assertProjectAccess(principal, projectId);
     const body = parseOr(personalSignRequest, requireJsonObject(req.body, "SIGNATURE_ERROR"), "SIGNATURE_ERROR");
     const signatureId = body.signatureId ?? randomUUID();
     linkLogIds(res, { signatureId });
-    res.json(await deps.personalSign.sign(projectId, { ...body, signatureId }, { reqId: requestIdOf(req) }));
+    res.json(await deps.personalSign.sign(projectId, { ...body, signatureId }, { reqId: requestIdOf(req), keyId: principal.keyId }));
   });
 
   router.get("/wallet/project/:projectId/signatures/:signatureId", async (req, res) => {

@@ -44,7 +44,7 @@ export function transactionRoutes(deps: TransactionRoutesDeps): Router {
       // The transaction's id is its requestId, or a new one: known now, so the log line names it.
       const transactionId = request.requestId ?? randomUUID();
       linkLogIds(res, { transactionId });
-      res.json(await deps.sendTransaction.send({ ...request, requestId: transactionId }, { reqId: requestIdOf(req) }));
+      res.json(await deps.sendTransaction.send({ ...request, requestId: transactionId }, { reqId: requestIdOf(req), keyId: principal.keyId }));
     } catch (e) {
       throw await asDuplicate(e, body);
     }

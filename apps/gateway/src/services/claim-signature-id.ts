@@ -36,7 +36,7 @@ const insert = async (signatures: Pick<SignatureRepository, "insertPending">, re
  */
 export async function claimSignatureId(
   signatures: Pick<SignatureRepository, "insertPending" | "findById">,
-  request: { id: string; projectId: string; walletId: string; message: Uint8Array },
+  request: { id: string; projectId: string; walletId: string; message: Uint8Array; apiKeyId?: string | null },
 ): Promise<Claim> {
   for (let tries = 1; ; tries++) {
     if (await insert(signatures, request)) return { kind: "new" };

@@ -29,7 +29,7 @@ export function createCreateWalletService(deps: CreateWalletDeps) {
       if (!(await deps.chains.findById(BigInt(request.chainId)))) {
         throw new AppError("BAD_REQUEST", `chainId ${request.chainId} is not configured on this relay; an operator adds it with \`npm run relay -- chains add\``);
       }
-      const payload = { v: 1 as const, projectId: request.projectId, walletId: randomUUID(), walletType: request.type ?? ("BROADCAST" as const), backend: request.backend ?? ("LOCAL" as const), reqId: context.reqId };
+      const payload = { v: 1 as const, projectId: request.projectId, walletId: randomUUID(), walletType: request.type ?? ("BROADCAST" as const), backend: request.backend ?? ("LOCAL" as const), reqId: context.reqId, keyId: context.keyId };
       // Waiting starts before the job exists, so a job that finishes at once cannot slip past.
       const finished = deps.results.expect(jobIdOf("createWallet", payload), deps.timeoutMs) as Promise<CreateWalletResult>;
       finished.catch(() => undefined);

@@ -153,7 +153,7 @@ export function createPersonalSignService(deps: PersonalSignDeps) {
   const signStored = async <R>(key: SignatureKey, content: SignatureContent, context: RequestContext, respond: (signature: string) => R): Promise<R> => {
     let claim: Claim;
     try {
-      claim = await claimSignatureId(deps.signatures, { ...key, ...content });
+      claim = await claimSignatureId(deps.signatures, { ...key, ...content, apiKeyId: context.keyId ?? null });
     } catch (e) {
       throw e instanceof InsertUnanswered ? removeLater(key, content, e.reason) : e;
     }

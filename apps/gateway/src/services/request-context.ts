@@ -2,4 +2,6 @@
 export interface RequestContext {
   /** The request's x-request-id. */
   reqId?: string;
+  /** The id of the API key that made the request: what the records it stores name as their actor (docs/audit.md). */
+  keyId?: string;
 }

@@ -106,6 +106,7 @@ export function createSendTransactionService(deps: SendTransactionDeps) {
           maxFeePerGasWei: request.maxFeePerGas ?? null,
           expiresAt: request.expiresAt ?? null,
         },
+        apiKeyId: context.keyId ?? null,
       };
       const policy = deps.policies && deps.policyGate ? await deps.policies(request.projectId) : null;
       // A project with a policy is checked before anything is stored; one without takes the coalesced INSERT.

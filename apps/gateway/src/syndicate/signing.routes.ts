@@ -27,11 +27,12 @@ export function syndicateSigningRoutes(deps: SyndicateSigningRoutesDeps): Router
 
   router.post("/wallet/project/:projectId/signTypedData", async (req, res) => {
     const { projectId } = parseOr(projectIdParam, req.params, "SIGNATURE_ERROR");
-    assertProjectAccess(principalOf(res.locals), projectId);
+    const principal = principalOf(res.locals);
+    assertProjectAccess(principal, projectId);
     const body = parseOr(signTypedDataRequest, requireJsonObject(req.body, "SIGNATURE_ERROR"), "SIGNATURE_ERROR");
     const signatureId = body.signatureId ?? randomUUID();
     linkLogIds(res, { signatureId });
-    res.json(await deps.personalSign.signTypedData(projectId, { ...body, signatureId }, { reqId: requestIdOf(req) }));
+    res.json(await deps.personalSign.signTypedData(projectId, { ...body, signatureId }, { reqId: requestIdOf(req), keyId: principal.keyId }));
   });
 
   const readOne = (kind: SignatureKind) => async (req: Request, res: Response) => {

@@ -23,7 +23,7 @@ describe("createWallet processor", () => {
     }),
   });
   const keys: string[] = [];
-  const process = createCreateWalletProcessor({ wallets, newKey: (backend) => newWalletKey({ kek }, backend) });
+  const process = createCreateWalletProcessor({ wallets, newKey: (backend) => newWalletKey({ kek }, backend), audit: db });
   // Disconnecting the client ends its pool.
   afterAll(() => db.$disconnect());
 
@@ -48,6 +48,19 @@ describe("createWallet processor", () => {
     for (const key of keys) expect(lines.join("").toLowerCase()).not.toContain(key);
   });
 
+  it("records the wallet's creation once, by the API key the job names, however often the job runs", async () => {
+    const project = await createProjectFixture(db, kek, { wallets: 0 });
+    const keyId = randomUUID();
+    const payload = { v: 1 as const, projectId: project.projectId, walletId: randomUUID(), walletType: "BROADCAST" as const, backend: "LOCAL" as const, keyId };
+    const runs = await Promise.all([0, 1, 2].map(() => process(payload, { logger } as never)));
+    await process(payload, { logger } as never);
+    const { address } = runs[0] as { address: string };
+    const entries = await db.auditLog.findMany({ where: { projectId: project.projectId } });
+    expect(entries).toEqual([
+      expect.objectContaining({ actorType: "api_key", actorId: keyId, action: "wallet.created", walletAddress: address, subject: payload.walletId, details: expect.objectContaining({ backend: "LOCAL" }) }),
+    ]);
+  });
+
   it("refuses a job whose walletId names another project's wallet", async () => {
     const [mine, theirs] = [await createProjectFixture(db, kek, { wallets: 0 }), await createProjectFixture(db, kek)];
     await expect(process({ v: 1, projectId: mine.projectId, walletId: theirs.wallets[0]!.id, walletType: "BROADCAST", backend: "LOCAL" }, { logger } as never)).rejects.toThrow(/belongs to another project/);
@@ -67,6 +80,7 @@ describe("createWallet processor", () => {
     const project = await createProjectFixture(db, kek, { wallets: 0 });
     const flaky = createCreateWalletProcessor({
       wallets,
+      audit: db,
       newKey: async () => {
         throw new AppError("UNAVAILABLE", "HSM: generating a secp256k1 key pair failed (CKR_DEVICE_ERROR)", { retryable: true });
       },

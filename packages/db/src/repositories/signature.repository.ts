@@ -67,6 +67,8 @@ export interface NewSignatureRequest {
   projectId: string;
   walletId: string;
   message: Uint8Array;
+  /** The API key that asked (the audit log's actor when it is signed); null: none. */
+  apiKeyId?: string | null;
 }
 
 const keyText = (key: SignatureKey) => `${key.projectId}/${key.id}`;
@@ -96,11 +98,11 @@ export function createSignatureRepository(sql: Sql, options: SignatureRepository
     const result = await sql.query<SignatureKey>(
       {
         name: "signature.insertManyPending",
-        text: `INSERT INTO signature (id, project_id, wallet_id, message)
-               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[])
+        text: `INSERT INTO signature (id, project_id, wallet_id, message, api_key_id)
+               SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bytea[], $5::uuid[])
                ON CONFLICT DO NOTHING RETURNING project_id AS "projectId", id`,
       },
-      [requests.map((r) => r.id), requests.map((r) => r.projectId), requests.map((r) => r.walletId), requests.map((r) => bytes(r.message))],
+      [requests.map((r) => r.id), requests.map((r) => r.projectId), requests.map((r) => r.walletId), requests.map((r) => bytes(r.message)), requests.map((r) => r.apiKeyId ?? null)],
     );
     return firstOccurrences(requests, result.rows);
   };

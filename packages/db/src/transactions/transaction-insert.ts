@@ -19,6 +19,8 @@ export interface NewTransaction {
   request?: Partial<RequestedFields>;
   /** The most it can pay in fees (gas limit × fee ceiling), counted against a gas budget; absent: not known. */
   gasReservedWei?: bigint | null;
+  /** The API key that sent it: the audit log's actor for its signed attempts. */
+  apiKeyId?: string | null;
 }
 
 export type CreateResult = { created: true; id: string; createdAt: Date } | { created: false; existingId: string };
@@ -46,6 +48,7 @@ export async function insertTransactions(sql: Sql, inputs: readonly NewTransacti
     inputs.map((i) => i.request?.maxFeePerGasWei?.toString() ?? null),
     inputs.map((i) => i.request?.expiresAt ?? null),
     inputs.map((i) => i.gasReservedWei?.toString() ?? null),
+    inputs.map((i) => i.apiKeyId ?? null),
   ]);
   const created = new Map(result.rows.map((row) => [`${row.projectId}/${row.id}`, row]));
   // Only the first occurrence of an id repeated in the batch was inserted; the rest conflict.

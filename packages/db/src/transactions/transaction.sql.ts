@@ -11,7 +11,8 @@ import { TRANSACTION_COLUMNS } from "./transaction-record";
  * statement (one commit for all): arrays $1 project, $2 id,
  * $3 chain, $4 contract, $5 function signature, $6 args (jsonb), $7 calldata, $8 value, $9 event
  * id, $10 error signatures (jsonb, null: none), and the optional request fields (null when not
- * given): $11 wallet, $12 gas limit, $13 max fee per gas, $14 expiry; $15 the gas reservation (null: none). An id repeated within the batch is inserted once (the first occurrence wins, the others
+ * given): $11 wallet, $12 gas limit, $13 max fee per gas, $14 expiry; $15 the gas reservation (null: none); $16 the API key
+ * that sent it (null: none). An id repeated within the batch is inserted once (the first occurrence wins, the others
  * see a conflict, as with separate statements). Returns the inserted transactions' keys and
  * creation times only: the caller knows the rest, and parsing whole rows back (args, calldata) was
  * a fifth of the statement's cost in the gateway.
@@ -20,18 +21,18 @@ export const CREATE_MANY = `
   WITH input AS (
     SELECT DISTINCT ON (i.project_id, i.id) i.*
       FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::jsonb[], $7::bytea[], $8::numeric[], $9::uuid[],
-                  $10::jsonb[], $11::text[], $12::bigint[], $13::numeric[], $14::timestamptz[], $15::numeric[])
+                  $10::jsonb[], $11::text[], $12::bigint[], $13::numeric[], $14::timestamptz[], $15::numeric[], $16::uuid[])
         WITH ORDINALITY AS i(project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, event_id,
                              error_signatures, requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at,
-                             gas_reserved_wei, n)
+                             gas_reserved_wei, api_key_id, n)
      ORDER BY i.project_id, i.id, i.n
   ),
   inserted AS (
     INSERT INTO transaction AS t
       (project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, error_signatures,
-       requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at, gas_reserved_wei)
+       requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at, gas_reserved_wei, api_key_id)
     SELECT project_id, id, chain_id, contract_address, function_signature, args, calldata, value_wei, error_signatures,
-           requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at, gas_reserved_wei FROM input
+           requested_from_address, requested_gas_limit, max_fee_per_gas_wei, expires_at, gas_reserved_wei, api_key_id FROM input
     ON CONFLICT (project_id, id) DO NOTHING
     RETURNING ${TRANSACTION_COLUMNS},
               t.created_at AS "changedAt", NULL::"TransactionStatus" AS "previousStatus", NULL::text AS reason
