@@ -1,17 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Sql } from "../client";
 import { CREATE_MANY } from "./transaction.sql";
-import { asBuffer, type JsonValue, type RequestedFields } from "./transaction-record";
+import { asBuffer, type RequestedFields, type TransactionRecord } from "./transaction-record";
 
-export interface NewTransaction {
-  projectId: string;
-  /** The client's requestId, or a generated UUID. */
-  id: string;
-  chainId: bigint;
-  contractAddress: string;
-  functionSignature: string;
-  args: JsonValue;
-  calldata: Uint8Array;
+/** A transaction to store: its row's request fields (`id`: the client's requestId, or a generated UUID). */
+export interface NewTransaction extends Pick<TransactionRecord, "projectId" | "id" | "chainId" | "contractAddress" | "functionSignature" | "args" | "calldata"> {
   valueWei?: bigint;
   /** Error signatures to decode custom errors by (ethers' full form); absent: none. */
   errorSignatures?: readonly string[] | undefined;
