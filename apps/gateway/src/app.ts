@@ -152,7 +152,7 @@ export function createApp(deps: GatewayDeps): Express {
         policies: createPolicyCache({ policies, ttlMs: settings.authCacheTtlMs }),
         policyGate: createPolicyGate({
           transactions,
-          spendGuard: createSpendGuard(deps.sql),
+          spendGuard: createSpendGuard(deps.sql, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } }),
           chains: createChainRepository(db),
           wallets: createWalletRepository(db),
         }),

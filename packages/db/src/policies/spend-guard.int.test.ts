@@ -61,4 +61,36 @@ describe("spend guard: a wallet's last 24 hours", () => {
     const { rows } = await ctx.pool.query(`SELECT requested_from_address AS a FROM transaction WHERE project_id = $1`, [fixture.projectId]);
     expect(rows).toEqual([{ a: fixture.wallets[1] }]);
   });
+
+  it("coalesced: sends of one batch see what the sends before them took, so 50 at once against room for 10 store exactly 10", async () => {
+    const fixture = await createFixture(ctx.pool, 2);
+    const guard = createSpendGuard(ctx.pool, { coalesce: { maxBatchSize: 100, maxInFlight: 2 } });
+    const limit = 5n * 10n; // 10 sends of 5 wei over two wallets: 5 on each
+    const decide = (spends: { address: string; valueWei: bigint }[]) => {
+      const room = spends.filter((s) => s.valueWei + 5n <= limit / 2n).sort((x, y) => (x.valueWei < y.valueWei ? -1 : 1));
+      return room[0] ? { fromAddress: room[0].address } : { refused: "over" };
+    };
+    const results = await Promise.all(Array.from({ length: 50 }, () => guard.createWithinLimits({ ...newTransaction(fixture), valueWei: 5n }, fixture.wallets, decide)));
+    expect(results.filter((r) => "created" in r && r.created)).toHaveLength(10);
+    expect(results.filter((r) => "refused" in r)).toHaveLength(40);
+    const { rows } = await ctx.pool.query<{ a: string; n: string }>(
+      `SELECT requested_from_address AS a, count(*)::text AS n FROM transaction WHERE project_id = $1 GROUP BY 1 ORDER BY 1`,
+      [fixture.projectId],
+    );
+    expect(rows).toEqual([...fixture.wallets].sort().map((a) => ({ a, n: "5" })));
+  });
+
+  it("coalesced: a send whose row Postgres refuses fails alone; the others of its batch are stored", async () => {
+    const fixture = await createFixture(ctx.pool, 1);
+    const guard = createSpendGuard(ctx.pool, { coalesce: { maxBatchSize: 100, maxInFlight: 1 } });
+    const pick = (spends: { address: string }[]) => ({ fromAddress: spends[0]!.address });
+    const results = await Promise.allSettled([
+      guard.createWithinLimits(newTransaction(fixture), fixture.wallets, pick),
+      guard.createWithinLimits({ ...newTransaction(fixture), valueWei: 10n ** 80n }, fixture.wallets, pick), // beyond numeric(78, 0)
+      guard.createWithinLimits(newTransaction(fixture), fixture.wallets, pick),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const { rows } = await ctx.pool.query(`SELECT count(*)::int AS n FROM transaction WHERE project_id = $1`, [fixture.projectId]);
+    expect(rows).toEqual([{ n: 2 }]);
+  });
 });

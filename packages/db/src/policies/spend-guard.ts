@@ -1,3 +1,4 @@
+import { createBatcher, toError, type BatcherOptions } from "@relay/core";
 import { UNFINISHED_STATUSES } from "@relay/lifecycle";
 import type { SqlPool } from "../client";
 import { inTransaction } from "../in-transaction";
@@ -14,12 +15,12 @@ export interface WalletSpendRecord {
 const VALUE_STATUSES = [...UNFINISHED_STATUSES, "CONFIRMED"];
 
 /**
- * Takes the spend locks of wallets $2 on chain $1, in address order (so two sends locking the same
- * wallets cannot deadlock), until the end of the database transaction.
+ * Takes the spend locks of wallets $2 on chains $1 (pairwise), in (chain, address) order, so two
+ * sends locking the same wallets cannot deadlock, until the end of the database transaction.
  */
 const LOCK_WALLETS = `
-  SELECT count(pg_advisory_xact_lock(hashtextextended('wallet-spend:' || $1::text || ':' || lower(s.address), 0)))
-    FROM (SELECT a AS address FROM unnest($2::text[]) a ORDER BY lower(a)) s`;
+  SELECT count(pg_advisory_xact_lock(hashtextextended('wallet-spend:' || s.chain_id || ':' || lower(s.address), 0)))
+    FROM (SELECT c AS chain_id, a AS address FROM unnest($1::text[], $2::text[]) AS p(c, a) ORDER BY c, lower(a)) s`;
 
 /**
  * Each wallet of $2 on chain $1: the value of its transactions created in the last 24 hours that
@@ -46,14 +47,36 @@ const WALLET_SPEND = `
 
 export type GuardedCreateResult = (CreateResult & { fromAddress?: string }) | { refused: string };
 
+/** One send a spend limit guards: the transaction, the wallets it may go from, and the policy's choice among them. */
+export interface GuardedSend {
+  input: NewTransaction;
+  wallets: readonly string[];
+  /** Sees the candidate wallets' spend and picks the one the transaction goes from, or refuses. */
+  decide: (spends: WalletSpendRecord[]) => { fromAddress: string } | { refused: string };
+}
+
+export interface SpendGuardOptions {
+  /** Concurrent guarded sends share one database transaction (locks, sums, INSERT), as unguarded sends share their INSERT. */
+  coalesce?: BatcherOptions;
+}
+
+const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
+const spendKey = (chainId: bigint, address: string) => `${chainId}:${address.toLowerCase()}`;
+
 /**
  * Sends that a project's daily spend limits guard (docs/policies.md): the check and the INSERT in
  * one database transaction, under a lock per wallet, so concurrent sends cannot overspend a
- * wallet together. `decide` sees the candidate wallets' spend and picks the one the transaction
- * goes from, or refuses; a refusal writes nothing. The INSERT is the same statement as every
- * other send's (insertTransactions), with the chosen wallet as the transaction's requested one.
+ * wallet together. A refusal writes nothing. The INSERT is the same statement as every other
+ * send's (insertTransactions), with the chosen wallet as the transaction's requested one.
+ *
+ * With `coalesce`, the sends that arrive while a batch runs go together: one transaction locks
+ * every wallet of the batch, sums their last 24 hours once, decides the sends in their order
+ * (each seeing what the ones before it in the batch took) and inserts the accepted ones in one
+ * statement. A send accepted in the batch whose requestId turns out to exist already is counted
+ * for the sends after it in that batch: the error is on the side of refusing, never of
+ * overspending.
  */
-export function createSpendGuard(pool: SqlPool) {
+export function createSpendGuard(pool: SqlPool, options: SpendGuardOptions = {}) {
   const spendOf = async (sql: Pick<SqlPool, "query">, chainId: bigint, wallets: readonly string[]): Promise<WalletSpendRecord[]> => {
     const { rows } = await sql.query<{ address: string; valueWei: string; gasWei: string }>({ name: "policy.walletSpend", text: WALLET_SPEND }, [
       chainId.toString(),
@@ -65,22 +88,56 @@ export function createSpendGuard(pool: SqlPool) {
     return wallets.map((a) => byAddress.get(a) ?? { address: a, valueWei: 0n, gasWei: 0n });
   };
 
+  const createMany = (sends: readonly GuardedSend[]): Promise<GuardedCreateResult[]> =>
+    inTransaction(pool, async (client) => {
+      const walletsByChain = new Map<bigint, Set<string>>();
+      for (const { input, wallets } of sends) {
+        const set = walletsByChain.get(input.chainId) ?? new Set<string>();
+        for (const address of wallets) set.add(address);
+        walletsByChain.set(input.chainId, set);
+      }
+      const pairs = [...walletsByChain].flatMap(([chainId, set]) => [...set].map((address) => [chainId.toString(), address] as const));
+      await client.query({ name: "policy.lockWallets", text: LOCK_WALLETS }, [pairs.map((p) => p[0]), pairs.map((p) => p[1])]);
+      const spent = new Map<string, WalletSpendRecord>();
+      for (const [chainId, set] of walletsByChain) {
+        for (const spend of await spendOf(client, chainId, [...set])) spent.set(spendKey(chainId, spend.address), spend);
+      }
+
+      const decisions = sends.map(({ input, wallets, decide }): { refused: string } | { input: NewTransaction; fromAddress: string } => {
+        const decision = decide(wallets.map((address) => spent.get(spendKey(input.chainId, address))!));
+        if ("refused" in decision) return decision;
+        const chosen = spent.get(spendKey(input.chainId, decision.fromAddress))!;
+        spent.set(spendKey(input.chainId, decision.fromAddress), {
+          address: chosen.address,
+          valueWei: chosen.valueWei + (input.valueWei ?? 0n),
+          gasWei: chosen.gasWei + (input.gasReservedWei ?? 0n),
+        });
+        return { input: { ...input, request: { ...input.request, fromAddress: decision.fromAddress } }, fromAddress: decision.fromAddress };
+      });
+      const accepted = decisions.filter((d): d is { input: NewTransaction; fromAddress: string } => !("refused" in d));
+      const inserted = accepted.length === 0 ? [] : await insertTransactions(client, accepted.map((d) => d.input));
+      const results = new Map(accepted.map((d, i) => [d, { ...inserted[i]!, fromAddress: d.fromAddress }]));
+      return decisions.map((d) => ("refused" in d ? d : results.get(d)!));
+    });
+
+  const createAlone = async (send: GuardedSend): Promise<GuardedCreateResult> => (await createMany([send]))[0]!;
+  /** As the unguarded INSERT does: a batch Postgres refuses for one row's data (SQL states 22, 23) is tried again one by one. */
+  const createBatch = async (sends: readonly GuardedSend[]): Promise<(GuardedCreateResult | Error)[]> => {
+    try {
+      return await createMany(sends);
+    } catch (e) {
+      if (sends.length === 1 || !/^2[23]/.test(codeOf(e) ?? "")) throw e;
+      return Promise.all(sends.map((send) => createAlone(send).catch(toError)));
+    }
+  };
+  const createOne = options.coalesce ? createBatcher(createBatch, options.coalesce) : createAlone;
+
   return {
     /** The wallets' spend now, without locks (what `policies show` and tests read). */
     spendOf: (chainId: bigint, wallets: readonly string[]) => spendOf(pool, chainId, wallets),
 
-    createWithinLimits: (
-      input: NewTransaction,
-      wallets: readonly string[],
-      decide: (spends: WalletSpendRecord[]) => { fromAddress: string } | { refused: string },
-    ): Promise<GuardedCreateResult> =>
-      inTransaction(pool, async (client) => {
-        await client.query({ name: "policy.lockWallets", text: LOCK_WALLETS }, [input.chainId.toString(), wallets]);
-        const decision = decide(await spendOf(client, input.chainId, wallets));
-        if ("refused" in decision) return decision;
-        const [result] = await insertTransactions(client, [{ ...input, request: { ...input.request, fromAddress: decision.fromAddress } }]);
-        return { ...result!, fromAddress: decision.fromAddress };
-      }),
+    createWithinLimits: (input: NewTransaction, wallets: readonly string[], decide: GuardedSend["decide"]): Promise<GuardedCreateResult> =>
+      createOne({ input, wallets, decide }),
   };
 }
 
