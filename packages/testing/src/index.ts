@@ -21,3 +21,5 @@ export { callKey, countByCall, minedTransactions } from "./chain-scan";
 export type { MinedTransaction } from "./chain-scan";
 export { createSoftHsmStore, createSoftHsmToken, SOFTHSM_LIBRARY } from "./softhsm";
 export type { SoftHsmToken } from "./softhsm";
+export { createFakeKms, derEcdsaSignature } from "./fake-kms";
+export type { FakeKms } from "./fake-kms";
