@@ -1,14 +1,10 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateKeyCommand, GetPublicKeyCommand, KMSClient } from "@aws-sdk/client-kms";
-import { mockClient } from "aws-sdk-client-mock";
-import secp256k1 from "secp256k1";
-import { computeAddress } from "ethers";
 import { createKmsBackend, openPkcs11Backend, type ExternalKeyBackend } from "@relay/custody";
 import { createWalletRepository, type Database } from "@relay/db";
-import { createSoftHsmToken, type SoftHsmToken } from "@relay/testing";
+import { createFakeKms, createSoftHsmToken, type SoftHsmToken } from "@relay/testing";
 import { createCliHarness, openTestDatabase, randomKek } from "../cli-harness";
 
 interface WalletView {
@@ -22,17 +18,13 @@ describe("relay wallets create --backend", () => {
   let db: Database;
   let token: SoftHsmToken;
   let hsm: ExternalKeyBackend;
-  const kms = mockClient(KMSClient);
-  const arn = `arn:aws:kms:eu-west-1:111122223333:key/${randomUUID()}`;
-  const kmsPoint = Buffer.from(secp256k1.publicKeyCreate(randomBytes(32), false));
+  const kms = createFakeKms();
   let project: { id: string; name: string };
 
   beforeAll(async () => {
     db = openTestDatabase();
     token = await createSoftHsmToken();
     hsm = openPkcs11Backend({ library: token.library, tokenLabel: token.tokenLabel, pin: token.pin });
-    kms.on(CreateKeyCommand).resolves({ KeyMetadata: { KeyId: "k", Arn: arn } });
-    kms.on(GetPublicKeyCommand).resolves({ PublicKey: Buffer.concat([Buffer.from("3056301006072a8648ce3d020106052b8104000a034200", "hex"), kmsPoint]) });
     const cli = createCliHarness(db, { kek: randomKek() });
     project = await cli.json("projects", "create", `backends-${randomUUID()}`);
   });
@@ -44,12 +36,13 @@ describe("relay wallets create --backend", () => {
   });
 
   it("creates HSM, KMS and LOCAL wallets; the list shows each one's backend", async () => {
-    const cli = createCliHarness(db, { kek: randomKek(), custody: { hsm, kms: createKmsBackend(new KMSClient({ region: "eu-west-1" })) } });
+    const cli = createCliHarness(db, { kek: randomKek(), custody: { hsm, kms: createKmsBackend(kms.client) } });
     const inHsm = await cli.json<WalletView>("wallets", "create", "--project", project.name, "--backend", "hsm");
     const inKms = await cli.json<WalletView>("wallets", "create", "--project", project.name, "--backend", "KMS");
     const local = await cli.json<WalletView>("wallets", "create", "--project", project.name);
     expect([inHsm.backend, inKms.backend, local.backend]).toEqual(["HSM", "KMS", "LOCAL"]);
-    expect(inKms.address).toBe(computeAddress(`0x${kmsPoint.toString("hex")}`));
+    const [arn] = kms.arns();
+    expect(inKms.address).toBe(kms.addressOf(arn!));
 
     const wallets = createWalletRepository(db);
     const stored = (await wallets.findWithKey(inHsm.id))!;
