@@ -45,15 +45,24 @@ export interface FakeKms {
   restore(): void;
 }
 
+export interface FakeKmsOptions {
+  region?: string;
+  /**
+   * Which signatures Sign answers with the high s: every second one (the default), or all of them,
+   * so that every signing path of a test must bring s to the lower half.
+   */
+  highS?: "every-second" | "all";
+}
+
 const keyIdOf = (keyIdOrArn: string): string => (keyIdOrArn.startsWith("arn:") ? keyIdOrArn.slice(keyIdOrArn.lastIndexOf("/") + 1) : keyIdOrArn);
 
 /**
  * AWS KMS as far as the relay uses it, for tests (AWS cannot run here): the SDK's own client mock
  * on one KMSClient. CreateKey makes a fresh real secp256k1 key each call; GetPublicKey answers its
  * DER SubjectPublicKeyInfo; Sign answers a DER signature over the given digest, every second one
- * with the high s, as KMS may. A key it did not make is KMS's NotFoundException.
+ * (or each one) with the high s, as KMS may. A key it did not make is KMS's NotFoundException.
  */
-export function createFakeKms(region = "eu-west-1"): FakeKms {
+export function createFakeKms({ region = "eu-west-1", highS: mirror = "every-second" }: FakeKmsOptions = {}): FakeKms {
   const client = new KMSClient({ region });
   const mock = mockClient(client);
   const keys = new Map<string, { arn: string; key: SigningKey }>();
@@ -88,10 +97,11 @@ export function createFakeKms(region = "eu-west-1"): FakeKms {
     }
     const signature = key.sign(hexlify(input.Message));
     let s = BigInt(signature.s);
-    if (total++ % 2 === 1) {
+    if (mirror === "all" || total % 2 === 1) {
       s = CURVE_ORDER - s; // the mirrored signature: as valid for ECDSA, refused by Ethereum
       highS++;
     }
+    total++;
     return { KeyId: arn, Signature: derEcdsaSignature(BigInt(signature.r), s), SigningAlgorithm: "ECDSA_SHA_256" };
   });
 

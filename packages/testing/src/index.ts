@@ -22,4 +22,4 @@ export type { MinedTransaction } from "./chain-scan";
 export { createSoftHsmStore, createSoftHsmToken, SOFTHSM_LIBRARY } from "./softhsm";
 export type { SoftHsmToken } from "./softhsm";
 export { createFakeKms, derEcdsaSignature } from "./fake-kms";
-export type { FakeKms } from "./fake-kms";
+export type { FakeKms, FakeKmsOptions } from "./fake-kms";
