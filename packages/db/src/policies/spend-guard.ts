@@ -1,7 +1,8 @@
-import { createBatcher, toError, type BatcherOptions } from "@relay/core";
+import { createBatcher, type BatcherOptions } from "@relay/core";
 import { UNFINISHED_STATUSES } from "@relay/lifecycle";
 import type { SqlPool } from "../client";
 import { inTransaction } from "../in-transaction";
+import { oneByOneOnDataError } from "../one-by-one-on-data-error";
 import { insertTransactions, type CreateResult, type NewTransaction } from "../transactions/transaction-insert";
 
 /** What a wallet spent on a chain in the last 24 hours: value sent or on its way, fees paid or reserved. */
@@ -60,7 +61,6 @@ export interface SpendGuardOptions {
   coalesce?: BatcherOptions;
 }
 
-const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
 const spendKey = (chainId: bigint, address: string) => `${chainId}:${address.toLowerCase()}`;
 
 /**
@@ -121,16 +121,7 @@ export function createSpendGuard(pool: SqlPool, options: SpendGuardOptions = {})
     });
 
   const createAlone = async (send: GuardedSend): Promise<GuardedCreateResult> => (await createMany([send]))[0]!;
-  /** As the unguarded INSERT does: a batch Postgres refuses for one row's data (SQL states 22, 23) is tried again one by one. */
-  const createBatch = async (sends: readonly GuardedSend[]): Promise<(GuardedCreateResult | Error)[]> => {
-    try {
-      return await createMany(sends);
-    } catch (e) {
-      if (sends.length === 1 || !/^2[23]/.test(codeOf(e) ?? "")) throw e;
-      return Promise.all(sends.map((send) => createAlone(send).catch(toError)));
-    }
-  };
-  const createOne = options.coalesce ? createBatcher(createBatch, options.coalesce) : createAlone;
+  const createOne = options.coalesce ? createBatcher(oneByOneOnDataError(createMany), options.coalesce) : createAlone;
 
   return {
     /** The wallets' spend now, without locks (what `policies show` and tests read). */

@@ -1,6 +1,7 @@
-import { AppError, createBatcher, toError, type BatcherOptions } from "@relay/core";
+import { AppError, createBatcher, type BatcherOptions } from "@relay/core";
 import { UNFINISHED_STATUSES, type TransactionStatus } from "@relay/lifecycle";
 import type { Database, Sql } from "../client";
+import { oneByOneOnDataError } from "../one-by-one-on-data-error";
 import { createAttemptStore } from "./attempt-store";
 import { createTransactionMoves } from "./transaction-moves";
 import { createNonceAllocation } from "./nonce-allocation";
@@ -63,25 +64,10 @@ export interface StatusChangeRecord {
   createdAt: Date;
 }
 
-const codeOf = (e: unknown): string | undefined => (toError(e) as { code?: string }).code;
-
 export function createTransactionRepository({ sql, db, coalesce }: TransactionRepositoryDeps) {
   const createMany = (inputs: readonly NewTransaction[]): Promise<CreateResult[]> => insertTransactions(sql, inputs);
   const createAlone = async (input: NewTransaction): Promise<CreateResult> => (await createMany([input]))[0]!;
-  /**
-   * A batch that Postgres refuses for its data (a row's foreign key, a value out of range: SQL
-   * states of classes 22 and 23) is tried again one by one, so one bad request fails alone rather
-   * than taking its batch with it. Any other failure (Postgres unreachable) fails the batch.
-   */
-  const createBatch = async (inputs: readonly NewTransaction[]): Promise<(CreateResult | Error)[]> => {
-    try {
-      return await createMany(inputs);
-    } catch (e) {
-      if (inputs.length === 1 || !/^2[23]/.test(codeOf(e) ?? "")) throw e;
-      return Promise.all(inputs.map((input) => createAlone(input).catch(toError)));
-    }
-  };
-  const createOne = coalesce ? createBatcher(createBatch, coalesce) : createAlone;
+  const createOne = coalesce ? createBatcher(oneByOneOnDataError(createMany), coalesce) : createAlone;
 
   const findMany = async (keys: readonly { projectId: string; id: string }[]): Promise<(TransactionRecord | null)[]> => {
     const { rows } = await sql.query<TransactionRow>({ name: "transaction.findMany", text: FIND_MANY }, [keys.map((k) => k.projectId), keys.map((k) => k.id)]);
