@@ -36,6 +36,7 @@ import { verifyMessage } from "ethers";
 import { parseApiKey } from "@relay/core";
 import { createPool, withDatabase } from "@relay/db";
 import { deleteRedisKeys, dropTestDatabase, testQueuePrefix, testServerUrl } from "@relay/testing";
+import { appRoleName } from "./app-role";
 import { formatOutcomes, runReferenceExamples, type OpenApiDocument } from "./run-reference-examples";
 
 const repoRoot = path.resolve(__dirname, "../..");
@@ -277,7 +278,7 @@ describe("npm start (the quick start)", () => {
     await step(async () => {
       const pool = createPool({ url: withDatabase(serverUrl, "postgres"), poolSize: 1 });
       try {
-        await pool.query(`DROP ROLE IF EXISTS "${databaseName}_app"`);
+        await pool.query(`DROP ROLE IF EXISTS "${appRoleName(databaseName)}"`);
       } finally {
         await pool.end();
       }
@@ -383,7 +384,7 @@ describe("npm start (the quick start)", () => {
 
         // The apps ran as a member of relay_app (docs/audit.md): none warned that it could rewrite
         // the audit log, and the signature and the transaction are in it, by the printed key.
-        expect(output).toContain(`The apps connect as ${databaseName}_app, a member of relay_app`);
+        expect(output).toContain(`The apps connect as ${appRoleName(databaseName)}, a member of relay_app`);
         for (const app of ["gateway", "signing-worker", "tx-worker", "webhook-worker"]) {
           expect({ app, log: readFileSync(path.join(dir, ".dev", "logs", `${app}.log`), "utf8") }).not.toEqual({ app, log: expect.stringContaining("may UPDATE or DELETE audit_log") });
         }
