@@ -1,12 +1,15 @@
 import { z } from "zod";
+import { ConfigError } from "./load";
 import {
   databaseQueryTimeoutMs,
   databaseUrl,
   logLevel,
   nodeEnv,
   queuePrefix,
+  redisClusterNodes,
   redisUrl,
   shutdownGraceMs,
+  hashTag,
   toWorkerMetrics,
   workerMetricsFields,
   type WorkerMetricsConfig,
@@ -18,6 +21,7 @@ export const common = {
   LOG_LEVEL: logLevel,
   DATABASE_URL: databaseUrl,
   REDIS_URL: redisUrl,
+  REDIS_CLUSTER_NODES: redisClusterNodes,
   QUEUE_PREFIX: queuePrefix,
   SHUTDOWN_GRACE_MS: shutdownGraceMs,
 };
@@ -27,19 +31,44 @@ export interface CommonConfig {
   logLevel: string;
   databaseUrl: string;
   redisUrl: string;
+  /** Seeds of a Redis Cluster; empty: one Redis at redisUrl. */
+  redisClusterNodes: readonly RedisNode[];
   queuePrefix: string;
   /** How long SIGTERM waits for work in flight before handing it back (docs/operations.md). */
   shutdownGraceMs: number;
 }
 
-export const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => ({
-  env: v.NODE_ENV,
-  logLevel: v.LOG_LEVEL,
-  databaseUrl: v.DATABASE_URL,
-  redisUrl: v.REDIS_URL,
-  queuePrefix: v.QUEUE_PREFIX,
-  shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
-});
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+export const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig => {
+  if (v.REDIS_CLUSTER_NODES.length > 0) assertOneSlotPrefix(v.QUEUE_PREFIX);
+  return {
+    env: v.NODE_ENV,
+    logLevel: v.LOG_LEVEL,
+    databaseUrl: v.DATABASE_URL,
+    redisUrl: v.REDIS_URL,
+    redisClusterNodes: Object.freeze(v.REDIS_CLUSTER_NODES.map((n) => Object.freeze({ ...n }))),
+    queuePrefix: v.QUEUE_PREFIX,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+  };
+};
+
+/**
+ * A BullMQ queue's keys ("<prefix>:<queue>:wait", ":active", …) are touched together by one Lua
+ * script, which Redis Cluster runs only when every key lies in one slot. A prefix that is a hash
+ * tag puts them all in the slot of its tag; any other prefix spreads a queue over many slots and
+ * every script would fail with CROSSSLOT at run time, so it is refused here.
+ */
+function assertOneSlotPrefix(prefix: string): void {
+  const tag = hashTag(prefix);
+  if (tag !== undefined) return;
+  throw new ConfigError(
+    `Invalid configuration:\n  QUEUE_PREFIX (${JSON.stringify(prefix)}): with REDIS_CLUSTER_NODES set, the prefix must hold a non-empty hash tag ({…}, its first { and the first } after it) so each queue's keys share one cluster slot; use e.g. QUEUE_PREFIX={${prefix.replace(/[{}]/g, "") || "relay"}}`,
+  );
+}
 
 /**
  * What every worker has beside the common settings. A worker's statements are short (one row, one

@@ -14,6 +14,39 @@ export const redisUrl = z
   .default("redis://127.0.0.1:6379")
   .refine((v) => /^rediss?:\/\//.test(v), "must be a redis:// or rediss:// URL");
 
+/**
+ * Seeds of a Redis Cluster ("host:port,host:port"); empty means one Redis at REDIS_URL. The
+ * client learns the rest of the cluster (every master and replica) from any seed that answers.
+ */
+export const redisClusterNodes = z
+  .string()
+  .default("")
+  .transform((v, ctx) => {
+    const nodes: { host: string; port: number }[] = [];
+    for (const item of v.split(",").map((s) => s.trim()).filter(Boolean)) {
+      const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(item);
+      const port = match ? Number(match[2]) : 0;
+      if (!match || port < 1 || port > 65535) {
+        ctx.addIssue({ code: "custom", message: `"${item}" is not host:port; give a comma-separated list of host:port seeds, e.g. 10.0.0.1:6379,10.0.0.2:6379` });
+        return z.NEVER;
+      }
+      nodes.push({ host: match[1]!.replace(/^\[|\]$/g, ""), port });
+    }
+    return nodes;
+  });
+
+/**
+ * The hash tag Redis Cluster hashes a key by: what lies between the first `{` and the first `}`
+ * after it, when that is not empty; undefined when the key has none (the whole key is hashed).
+ */
+export function hashTag(key: string): string | undefined {
+  const open = key.indexOf("{");
+  if (open < 0) return undefined;
+  const close = key.indexOf("}", open + 1);
+  if (close < 0 || close === open + 1) return undefined;
+  return key.slice(open + 1, close);
+}
+
 /** Prefix of every BullMQ key; two deployments (or test runs) on one Redis never collide. */
 export const queuePrefix = z
   .string()

@@ -2,6 +2,8 @@ export { ConfigError, parseEnv } from "./load";
 export { DEV_KEY_FILES } from "./dev-keys";
 export type { DevKeyVariable } from "./dev-keys";
 export type { Env } from "./load";
+export type { CommonConfig, RedisNode } from "./common";
+export { hashTag } from "./fields";
 export type { KeyEncryptionConfig, WorkerMetricsConfig } from "./fields";
 export { loadGatewayConfig } from "./gateway.config";
 export type { GatewayConfig } from "./gateway.config";
