@@ -17,7 +17,7 @@ async function main() {
   void warnIfAuditWritable(pool, logger);
   // Signature records only: a lost PENDING record fails its request cleanly (docs/architecture.md).
   const signaturePool = createPool({ url: config.databaseUrl, poolSize: 10, ...timeouts, asyncCommit: true });
-  const redis = createRedis(config.redisUrl, "producer");
+  const redis = createRedis(config, "producer");
   redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
   // Redis is not waited for: a gateway started while it is down serves (sendTransaction is stored
   // in Postgres and enqueued by the tx-worker's reconciler once Redis answers; personal signs

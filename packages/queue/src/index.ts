@@ -1,7 +1,7 @@
 export { jobCatalog, jobIdOf, jobSchedules, MAX_SIGN_BATCH, REQUEST_ID_PATTERN } from "./catalog";
 export type { CreateWalletResult, JobName, JobPayload } from "./catalog";
 export { createRedis, redisReady } from "./connection";
-export type { Redis } from "./connection";
+export type { Redis, RedisNode, RedisTarget } from "./connection";
 export { createProducer, createResultWaiter } from "./producer";
 export { reviveIfLost } from "./live-job";
 export { wakeJob } from "./wake-job";

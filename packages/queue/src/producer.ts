@@ -1,5 +1,5 @@
 import { Job, Queue, QueueEvents } from "bullmq";
-import type { Redis } from "ioredis";
+import { duplicateRedis, type Redis } from "./connection";
 import { AppError, createBatcher } from "@relay/core";
 import { jobCatalog, jobIdOf, jobSchedules, type JobName, type JobPayload } from "./catalog";
 import { redisReady } from "./connection";
@@ -113,7 +113,7 @@ export type Producer = ReturnType<typeof createProducer>;
  */
 export function createResultWaiter(name: JobName, settings: { connection: Redis; prefix: string }) {
   // QueueEvents blocks on its connection (XREAD), so it gets its own; we close it ourselves.
-  const connection = settings.connection.duplicate({
+  const connection = duplicateRedis(settings.connection, {
     maxRetriesPerRequest: null,
     enableOfflineQueue: true,
     commandTimeout: undefined, // XREAD BLOCK waits longer than a request-path time-out

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "./connection";
 import { toError, type Logger } from "@relay/core";
 
 export interface KeepScheduledDeps {

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { Redis } from "./connection";
 import { isAppError, toError, type Logger } from "@relay/core";
 import { jobCatalog, type JobName, type JobPayload } from "./catalog";
 import { firstDueAt, isLastAttempt, linkedIdsOf, type JobObserver, type JobOutcome } from "./job-report";

@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import { Cluster, type Redis as SingleRedis } from "ioredis";
+
+/** One Redis or a Redis Cluster (what @relay/queue's createRedis returns). */
+type Redis = SingleRedis | Cluster;
 import { testRunId } from "./run-id";
 
 /** The characters packages/config accepts in QUEUE_PREFIX, and its length limit. */
@@ -23,15 +26,38 @@ export function testQueuePrefix(label: string): string {
  * Use a client without ioredis' `keyPrefix`, which SCAN would not apply. Returns the count.
  */
 export async function deleteRedisKeys(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  const cluster = redis instanceof Cluster;
+  for (const node of mastersOf(redis)) {
+    await scanKeys(node, prefix, async (keys) => {
+      if (!cluster) {
+        deleted += await node.unlink(...keys);
+        return;
+      }
+      // One key per UNLINK: the keys one master holds may still lie in different slots.
+      const results = (await keys.reduce((p, key) => p.unlink(key), node.pipeline()).exec()) ?? [];
+      for (const [error, count] of results) {
+        if (error) throw error;
+        deleted += Number(count);
+      }
+    });
+  }
+  return deleted;
+}
+
+/** SCAN covers one server: on a cluster, every master holds its own share of the keys. */
+function mastersOf(redis: Redis): SingleRedis[] {
+  return redis instanceof Cluster ? redis.nodes("master") : [redis];
+}
+
+async function scanKeys(redis: SingleRedis, prefix: string, onKeys: (keys: string[]) => Promise<void>): Promise<void> {
   const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
   let cursor = "0";
-  let deleted = 0;
   do {
     const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
+    if (keys.length > 0) await onKeys(keys);
     cursor = next;
   } while (cursor !== "0");
-  return deleted;
 }
 
 /**
@@ -40,11 +66,8 @@ export async function deleteRedisKeys(redis: Redis, prefix: string): Promise<num
  */
 export async function readRedisValues(redis: Redis, prefix: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const pattern = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = next;
+  for (const node of mastersOf(redis)) {
+    await scanKeys(node, prefix, async (keys) => {
     for (const key of keys) {
       const type = await redis.type(key);
       let value: unknown;
@@ -58,6 +81,7 @@ export async function readRedisValues(redis: Redis, prefix: string): Promise<Map
       else throw new Error(`Redis key ${key} has a type this reader does not know: ${type}`);
       out.set(key, JSON.stringify(value));
     }
-  } while (cursor !== "0");
+    });
+  }
   return out;
 }

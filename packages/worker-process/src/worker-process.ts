@@ -9,6 +9,8 @@ export interface WorkerProcessConfig {
   databaseUrl: string;
   databaseQueryTimeoutMs: number;
   redisUrl: string;
+  /** Seeds of a Redis Cluster; empty: one Redis at redisUrl. */
+  redisClusterNodes: readonly { host: string; port: number }[];
   /** Jobs run at once; the Postgres pool has as many connections, at most 20. */
   concurrency: number;
   shutdownGraceMs: number;
@@ -55,7 +57,7 @@ export function runWorkerProcess<C extends WorkerProcessConfig>(name: string, lo
     const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), queryTimeoutMs: config.databaseQueryTimeoutMs });
     const db = createDatabase({ pool });
     void warnIfAuditWritable(pool, logger);
-    const redis = createRedis(config.redisUrl, "worker");
+    const redis = createRedis(config, "worker");
     redis.on("error", (err) => logger.warn({ err: err.message }, "redis connection error"));
     const metricsRegistry = createMetricsRegistry({ processMetrics: true });
     const app = build({ config, logger, pool, db, redis, metricsRegistry });

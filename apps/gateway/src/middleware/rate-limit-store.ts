@@ -1,5 +1,5 @@
 import type { IncrementResponse, Options, Store } from "express-rate-limit";
-import type { Redis } from "ioredis";
+import type { Redis } from "@relay/queue";
 
 /**
  * One fixed window per key: the first hit of a window creates the counter with the window as its

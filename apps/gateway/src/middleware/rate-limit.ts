@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
-import type { Redis } from "ioredis";
+import type { Redis } from "@relay/queue";
 import type { Logger } from "@relay/core";
 import type { Principal } from "./auth";
 import { CoalescingRedisStore } from "./rate-limit-store";

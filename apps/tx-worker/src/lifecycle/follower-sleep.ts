@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis } from "@relay/queue";
 
 /**
  * Whether a chain's block follower sleeps: with nothing PENDING or SUBMITTED on its chain it passes
