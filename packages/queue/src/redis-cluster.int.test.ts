@@ -108,9 +108,9 @@ describe("queues on a Redis Cluster", () => {
   }, 90_000);
 
   async function masterOfSlot(slot: number): Promise<number> {
-    const ranges = (await (worker as Cluster).cluster("SLOTS")) as [number, number, [string, number, ...unknown[]], ...unknown[]][];
-    const range = ranges.find(([from, to]) => slot >= from && slot <= to);
-    if (!range) throw new Error(`no master owns slot ${slot}`);
-    return range[2][1];
+    const ranges = await (worker as Cluster).cluster("SLOTS");
+    const master = ranges.find(([from, to]) => slot >= from && slot <= to)?.[2];
+    if (!master) throw new Error(`no master owns slot ${slot}`);
+    return master[1];
   }
 });
