@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "@relay/core";
 import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
 import { createCustodySigner, newWalletKey, type ExternalKeyBackend, type Kek } from "@relay/custody";
 import type { Registry } from "@relay/metrics";
-import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type WorkerGroup } from "@relay/queue";
+import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type RedisTarget, type WorkerGroup } from "@relay/queue";
 import { createSigningWorker } from "@relay/signing-worker";
 import { createTxWorker } from "@relay/tx-worker";
 import { createWebhookWorker } from "@relay/webhook-worker";
@@ -53,11 +53,12 @@ export interface Harness {
  * (the webhook dispatcher takes all undispatched events) and would disturb tests running beside them.
  * `workerMetrics`: the registry the in-process workers record job latency and delivery attempts in.
  * `http`: shorter HTTP timeouts than the gateway's, for tests of slow clients.
+ * `redis` and `queuePrefix`: another Redis (a cluster's seeds) and the prefix it needs (a hash tag).
  */
 export async function startHarness(
   label: string,
   settings: Partial<GatewayDeps["settings"]> = {},
-  options: { databaseUrl?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts>; custody?: { hsm?: ExternalKeyBackend; kms?: ExternalKeyBackend } } = {},
+  options: { databaseUrl?: string; redis?: RedisTarget; queuePrefix?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts>; custody?: { hsm?: ExternalKeyBackend; kms?: ExternalKeyBackend } } = {},
 ): Promise<Harness> {
   const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
   const db = createDatabase({ pool });
@@ -65,10 +66,11 @@ export async function startHarness(
   // The workers' custody, as their main.ts builds it: LOCAL always, HSM and KMS when the test gives them.
   const keys = { kek, ...options.custody };
   const webhookKeyring = testKek();
-  const prefix = testQueuePrefix(label);
+  const prefix = options.queuePrefix ?? testQueuePrefix(label);
+  const redisTarget = options.redis ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const workerMetrics = options.workerMetrics;
-  const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
-  const workerRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
+  const redis = createRedis(redisTarget, "producer");
+  const workerRedis = createRedis(redisTarget, "worker");
   const { logger, lines } = captureLogs();
   const producer = createProducer({ connection: redis, prefix });
   const signResults = createResultWaiter("personalSign", { connection: redis, prefix });
@@ -108,8 +110,8 @@ export async function startHarness(
   let worker: WorkerGroup | undefined;
   let txWorker: WorkerGroup | undefined;
   let webhookWorker: WorkerGroup | undefined;
-  const webhookRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
-  const txRedis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
+  const webhookRedis = createRedis(redisTarget, "worker");
+  const txRedis = createRedis(redisTarget, "worker");
   const harness: Harness = {
     baseUrl: `http://127.0.0.1:${port}`,
     server,

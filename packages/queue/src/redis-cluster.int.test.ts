@@ -104,8 +104,21 @@ describe("queues on a Redis Cluster", () => {
     const after = await cluster.masterPorts();
     expect(after).not.toContain(owner);
     expect(after.filter((p) => !before.includes(p))).toHaveLength(1); // the replica, promoted
+    // The clients learn the new owner of the slot on their next command (MOVED, or a refused
+    // connection and a slot refresh); the queues then carry on on the same connections.
+    await untilWritable(`{${tag}}:probe`);
     await roundTrip(`{${tag}}`);
   }, 90_000);
+
+  async function untilWritable(key: string): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const ok = await Promise.all([worker.set(key, "1"), producer.set(key, "1")]).then(() => true, () => false);
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`${key} not writable 20 s after the failover`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 
   async function masterOfSlot(slot: number): Promise<number> {
     const ranges = await (worker as Cluster).cluster("SLOTS");
