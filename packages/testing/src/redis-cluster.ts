@@ -22,6 +22,8 @@ export interface TestRedisCluster {
   seeds: readonly { host: string; port: number }[];
   /** Ports of the nodes that are masters now (a failover changes them). */
   masterPorts(): Promise<number[]>;
+  /** Port of the master that holds `key`'s slot now (as Redis itself hashes the key). */
+  masterOfKey(key: string): Promise<number>;
   /** SIGKILL the node on `port` (a master lost without warning). */
   kill(port: number): Promise<void>;
   /** Resolves once every live node reports cluster_state:ok and the three masters are live nodes. */
@@ -50,6 +52,7 @@ export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}
       nodes: ports.map((p) => `127.0.0.1:${p}`).join(","),
       seeds: ports.map((port) => ({ host: "127.0.0.1", port })),
       masterPorts: async () => mastersSeenBy(liveOf(children)),
+      masterOfKey: (key) => masterOfKey(liveOf(children), key),
       kill: (port) => killNode(children, port),
       waitHealthy: (timeoutMs = READY_TIMEOUT_MS) => waitHealthy(liveOf(children), timeoutMs),
       stop,
@@ -127,6 +130,22 @@ async function mastersSeenBy(ports: number[]): Promise<number[]> {
       .map((f) => Number(/:(\d+)@/.exec(f[1]!)?.[1]));
   }
   return [];
+}
+
+async function masterOfKey(ports: number[], key: string): Promise<number> {
+  const port = ports[0];
+  if (port === undefined) throw new Error("no Redis Cluster node is running");
+  const slot = Number(await cli(port, "CLUSTER", "KEYSLOT", key));
+  for (const line of (await cli(port, "CLUSTER", "NODES")).split("\n")) {
+    const fields = line.split(" ");
+    if (!fields[2]?.includes("master") || fields[2].includes("fail")) continue;
+    const owns = fields.slice(8).some((range) => {
+      const [from, to] = range.split("-").map(Number);
+      return from !== undefined && slot >= from && slot <= (to ?? from);
+    });
+    if (owns) return Number(/:(\d+)@/.exec(fields[1]!)?.[1]);
+  }
+  throw new Error(`no live master owns slot ${slot}`);
 }
 
 async function cli(port: number, ...command: string[]): Promise<string> {
