@@ -34,9 +34,11 @@ export function createRedis(target: RedisTarget, role: "worker" | "producer"): R
 }
 
 /**
- * The role's options for every node, and for the cluster as a whole. During a failover (a master
- * lost, its replica not yet promoted) the cluster answers CLUSTERDOWN or moves slots; a worker
- * waits it out in the offline queue, a producer keeps failing fast as it does on one Redis.
+ * The role's options for every node, and for the cluster as a whole (ioredis takes the offline
+ * queue only there). During a failover (a master lost, its replica not yet promoted) the cluster
+ * answers CLUSTERDOWN, refuses connections to the lost node, then moves its slots; the client
+ * retries after these delays and refreshes its slot map, so work waits for the new master
+ * (faults/redis-failover.faults.test.ts) instead of failing.
  */
 function clusterOptions(url: string, options: RedisOptions): ClusterOptions {
   const { enableOfflineQueue, ...nodeOptions } = options;
