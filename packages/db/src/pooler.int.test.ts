@@ -12,7 +12,8 @@ describe("createPool behind PgBouncer in transaction mode", () => {
   let url: string;
   beforeAll(async () => {
     // Two server connections shared by more clients: statements of one client hop between them.
-    bouncer = await startPgBouncer({ serverUrl: testDatabaseUrl(), poolSize: 2 });
+    // connect_query: the server-side replacement for the startup option (docs/operations.md).
+    bouncer = await startPgBouncer({ serverUrl: testDatabaseUrl(), poolSize: 2, connectQuery: "SET enable_seqscan = off" });
     url = bouncer.through(testDatabaseUrl());
   });
   afterAll(() => bouncer.stop());
@@ -45,6 +46,7 @@ describe("createPool behind PgBouncer in transaction mode", () => {
     const pool = createPool({ url, poolSize: 8, pooler: "transaction" });
     try {
       await load(pool);
+      expect((await pool.query("SHOW enable_seqscan")).rows).toEqual([{ enable_seqscan: "off" }]);
       const client = await pool.connect();
       try {
         await client.query("BEGIN");

@@ -20,6 +20,8 @@ export interface PgBouncerOptions {
   serverUrl: string;
   /** Server connections per database and user (PgBouncer's default_pool_size). */
   poolSize?: number;
+  /** SQL each new server connection runs first (PgBouncer's per-database connect_query). */
+  connectQuery?: string;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<Private
     join(dir, "pgbouncer.ini"),
     [
       "[databases]",
-      `* = host=${server.hostname} port=${server.port || 5432}`,
+      `* = host=${server.hostname} port=${server.port || 5432}` +
+        (options.connectQuery ? ` connect_query='${options.connectQuery.replace(/'/g, "''")}'` : ""),
       "[pgbouncer]",
       "listen_addr = 127.0.0.1",
       `listen_port = ${port}`,
