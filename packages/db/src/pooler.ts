@@ -27,7 +27,8 @@ export function forgetStatementNames(pool: Pool): void {
   const unnamed = <T extends (...args: never[]) => unknown>(query: T): T =>
     function (this: unknown, ...args: unknown[]) {
       const [first] = args;
-      if (first && typeof first === "object" && "name" in first && "text" in first) {
+      // A query config, not a submittable (a cursor or stream object keeps its own prototype).
+      if (first && typeof first === "object" && "name" in first && "text" in first && !("submit" in first)) {
         const { name: _name, ...rest } = first as Record<string, unknown>;
         args[0] = rest;
       }
