@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  databasePooler,
   databaseQueryTimeoutMs,
   databaseUrl,
   logLevel,
@@ -17,6 +18,7 @@ export const common = {
   NODE_ENV: nodeEnv,
   LOG_LEVEL: logLevel,
   DATABASE_URL: databaseUrl,
+  DATABASE_POOLER: databasePooler,
   REDIS_URL: redisUrl,
   QUEUE_PREFIX: queuePrefix,
   SHUTDOWN_GRACE_MS: shutdownGraceMs,
@@ -26,6 +28,8 @@ export interface CommonConfig {
   env: "development" | "production" | "test";
   logLevel: string;
   databaseUrl: string;
+  /** `transaction` when DATABASE_URL is a transaction-mode PgBouncer (docs/operations.md). */
+  databasePooler: "none" | "transaction";
   redisUrl: string;
   queuePrefix: string;
   /** How long SIGTERM waits for work in flight before handing it back (docs/operations.md). */
@@ -36,6 +40,7 @@ export const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig 
   env: v.NODE_ENV,
   logLevel: v.LOG_LEVEL,
   databaseUrl: v.DATABASE_URL,
+  databasePooler: v.DATABASE_POOLER,
   redisUrl: v.REDIS_URL,
   queuePrefix: v.QUEUE_PREFIX,
   shutdownGraceMs: v.SHUTDOWN_GRACE_MS,

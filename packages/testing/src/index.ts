@@ -23,3 +23,5 @@ export { createSoftHsmStore, createSoftHsmToken, SOFTHSM_LIBRARY } from "./softh
 export type { SoftHsmToken } from "./softhsm";
 export { createFakeKms, derEcdsaSignature } from "./fake-kms";
 export type { FakeKms, FakeKmsOptions } from "./fake-kms";
+export { PGBOUNCER, startPgBouncer } from "./pgbouncer";
+export type { PgBouncerOptions, PrivatePgBouncer } from "./pgbouncer";
