@@ -13,6 +13,13 @@ echo "== type check"
 "${PNPM[@]}" exec tsc -p tsconfig.json
 echo "== tests"
 "${PNPM[@]}" exec jest --ci "$@"
+# The transaction, signature and webhook suites again (scripts/pooled-suites.txt), through a
+# PgBouncer in transaction mode with DATABASE_POOLER=transaction, including the gateway, tx-worker
+# and webhook-worker as processes (docs/operations.md, "Behind PgBouncer"; ~40 s).
+if [ "$#" -eq 0 ]; then
+  echo "== pooled run (PgBouncer, transaction mode)"
+  RELAY_TEST_POOLER=transaction "${PNPM[@]}" exec jest --ci $(cat scripts/pooled-suites.txt)
+fi
 # The fault suite (docs/reliability.md, ~4 min) runs with the whole test run, not with a filter.
 if [ "$#" -eq 0 ]; then
   echo "== fault suite"

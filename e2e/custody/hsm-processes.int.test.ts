@@ -42,7 +42,8 @@ describe("HSM custody across the apps' own processes", () => {
   let project: ProjectFixture;
 
   beforeAll(async () => {
-    token = await createSoftHsmToken();
+    // Only the processes below use the token: a store of its own, out of the other files' way.
+    token = await createSoftHsmToken({ ownStore: true });
     // A database of its own: the tx-worker's reconcilers take every project's rows.
     [database, chain] = await Promise.all([createTestDatabase({ migrate: true }), startRecorderChain({ chainId: 31_941 })]);
     db = createDatabase({ pool: createPool({ url: database.url, poolSize: 2 }) });

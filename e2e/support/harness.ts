@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { Writable } from "node:stream";
 import { createLogger, type Logger } from "@relay/core";
-import { createDatabase, createPool, createWalletRepository, type Database } from "@relay/db";
+import { createDatabase, createPool, createWalletRepository, testDatabasePooler, type Database } from "@relay/db";
 import { createCustodySigner, newWalletKey, type ExternalKeyBackend, type Kek } from "@relay/custody";
 import type { Registry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady, type Redis, type RedisTarget, type WorkerGroup } from "@relay/queue";
@@ -60,7 +60,7 @@ export async function startHarness(
   settings: Partial<GatewayDeps["settings"]> = {},
   options: { databaseUrl?: string; redis?: RedisTarget; queuePrefix?: string; workerMetrics?: Registry; http?: Partial<HttpTimeouts>; custody?: { hsm?: ExternalKeyBackend; kms?: ExternalKeyBackend } } = {},
 ): Promise<Harness> {
-  const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl() });
+  const pool = createPool({ url: options.databaseUrl ?? testDatabaseUrl(), pooler: testDatabasePooler() });
   const db = createDatabase({ pool });
   const kek = testKek();
   // The workers' custody, as their main.ts builds it: LOCAL always, HSM and KMS when the test gives them.

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Interface, JsonRpcProvider, keccak256 } from "ethers";
-import { createDatabase, createPool, type Database } from "@relay/db";
+import { createDatabase, createPool, testDatabasePooler, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
 import {
   callKey,
@@ -67,7 +67,7 @@ describe("a tx-worker killed around the broadcast", () => {
     recorder = await deployRecorder(anvil.rpcUrl);
     chain = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     proxy = await startRpcProxy(anvil.rpcUrl);
-    pool = createPool({ url: testDatabaseUrl(), poolSize: 5 });
+    pool = createPool({ url: testDatabaseUrl(), poolSize: 5, pooler: testDatabasePooler() });
     db = createDatabase({ pool });
     redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
     // The workers reach the chain only through the proxy.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Debian packages the tests need (SoftHSM2 for the PKCS#11 custody tests). Sourced by
+# Debian packages the tests need (SoftHSM2 for the PKCS#11 custody tests, PgBouncer for the pooled run). Sourced by
 # scripts/test.sh; `ensure_debian_package <package> <file>` installs <package> with apt-get when
 # <file> (a binary or library it provides) is missing. Needs root or passwordless sudo; the
 # package lists are refreshed only when an install is needed.
@@ -24,4 +24,5 @@ ensure_debian_package() {
 # Every Debian package the test suite uses, with the file that shows it is there.
 ensure_test_packages() {
   ensure_debian_package softhsm2 /usr/lib/softhsm/libsofthsm2.so
+  ensure_debian_package pgbouncer /usr/sbin/pgbouncer
 }

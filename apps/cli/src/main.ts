@@ -39,7 +39,7 @@ async function main(args: string[]): Promise<number> {
   // CLI works with the quick start's development keys, as the quick start's apps do; never under
   // NODE_ENV=production, where a key from a forgotten .dev/ would seal real wallets.
   const devKeys: DevKeys | undefined = config.env === "production" ? undefined : { dir: join(process.cwd(), ".dev"), announce: output.stderr };
-  const db = createDatabase({ url: config.databaseUrl, poolSize: 2 });
+  const db = createDatabase({ url: config.databaseUrl, poolSize: 2, pooler: config.databasePooler });
   let custody: CustodyBackends | undefined;
   try {
     return await runProgram(

@@ -10,7 +10,7 @@ import { createHttpServer } from "./http-server";
 async function main() {
   const config = loadGatewayConfig();
   const logger = createLogger({ name: "gateway", level: config.logLevel });
-  const timeouts = { connectTimeoutMs: 3000, queryTimeoutMs: config.databaseQueryTimeoutMs };
+  const timeouts = { connectTimeoutMs: 3000, queryTimeoutMs: config.databaseQueryTimeoutMs, pooler: config.databasePooler };
   const pool = createPool({ url: config.databaseUrl, poolSize: 20, ...timeouts });
   const db = createDatabase({ pool });
   // Not awaited: a Postgres that is down at start is the readiness check's business, not this one's.

@@ -10,7 +10,12 @@ const FOLLOW_POOL_SIZE = 4;
 runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, redis, metricsRegistry }) => {
   // Every signature (sends, cancels, speed-ups, gap fills, top-ups) goes through this one signer.
   const custody = openCustodyBackends(config.custody);
-  const followPool = createPool({ url: config.databaseUrl, poolSize: FOLLOW_POOL_SIZE, queryTimeoutMs: config.databaseQueryTimeoutMs });
+  const followPool = createPool({
+    url: config.databaseUrl,
+    poolSize: FOLLOW_POOL_SIZE,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+    pooler: config.databasePooler,
+  });
   const worker = createTxWorker({
     metricsRegistry,
     db,

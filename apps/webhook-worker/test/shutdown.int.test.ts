@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
+import { createDatabase, createEventCallbackRepository, createPool, testDatabasePooler, type Database } from "@relay/db";
 import { createRedis, type Redis } from "@relay/queue";
 import { createProcessGroup, createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type ProcessGroup, type TestDatabase } from "@relay/testing";
 import { generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";
@@ -29,7 +29,7 @@ describe("a webhook-worker stopped while a delivery outlasts its grace period", 
   beforeAll(async () => {
     // A database of its own: the dispatcher takes every project's events.
     database = await createTestDatabase({ migrate: true });
-    pool = createPool({ url: database.url, poolSize: 2 });
+    pool = createPool({ url: database.url, poolSize: 2, pooler: testDatabasePooler() });
     db = createDatabase({ pool });
     redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "worker");
     receiver = await holdingReceiver();

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { common, toCommon, type CommonConfig } from "./common";
 import { parseEnv, type Env } from "./load";
 import { custodyFields, toCustodyConfig, type CustodyConfig } from "./custody";
-import { databaseUrl, kekFields, logLevel, toKeyEncryptionConfig, toWebhookKeyring, webhookKeyFields, type KeyEncryptionConfig } from "./fields";
+import { databasePooler, databaseUrl, kekFields, logLevel, toKeyEncryptionConfig, toWebhookKeyring, webhookKeyFields, type KeyEncryptionConfig } from "./fields";
 
 /** Who the audit log names as the operator of a command (docs/audit.md); unset: the OS user. */
 const operatorField = { RELAY_OPERATOR: z.string().trim().min(1).max(200).optional() };
@@ -34,7 +34,16 @@ export function loadCliWebhookKeyring(env: Env = process.env): Readonly<KeyEncry
   return toWebhookKeyring(parseEnv(cliWebhookKeySchema, env));
 }
 
-const migrateSchema = z.object({ LOG_LEVEL: logLevel, DATABASE_URL: databaseUrl });
+// Migrations hold a session advisory lock and SET lock_timeout on their connection: both need one
+// server session for the whole run, which a transaction pooler does not give.
+const migrateSchema = z.object({
+  LOG_LEVEL: logLevel,
+  DATABASE_URL: databaseUrl,
+  DATABASE_POOLER: databasePooler.refine(
+    (v) => v === "none",
+    "migrations need a session of their own: run them with DATABASE_URL pointing at Postgres itself (not the pooler) and DATABASE_POOLER unset",
+  ),
+});
 
 export function loadMigrateConfig(env: Env = process.env): Readonly<{ databaseUrl: string; logLevel: string }> {
   const v = parseEnv(migrateSchema, env);

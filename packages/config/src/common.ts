@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "./load";
 import {
+  databasePooler,
   databaseQueryTimeoutMs,
   databaseUrl,
   logLevel,
@@ -20,6 +21,7 @@ export const common = {
   NODE_ENV: nodeEnv,
   LOG_LEVEL: logLevel,
   DATABASE_URL: databaseUrl,
+  DATABASE_POOLER: databasePooler,
   REDIS_URL: redisUrl,
   REDIS_CLUSTER_NODES: redisClusterNodes,
   QUEUE_PREFIX: queuePrefix,
@@ -30,6 +32,8 @@ export interface CommonConfig {
   env: "development" | "production" | "test";
   logLevel: string;
   databaseUrl: string;
+  /** `transaction` when DATABASE_URL is a transaction-mode PgBouncer (docs/operations.md). */
+  databasePooler: "none" | "transaction";
   redisUrl: string;
   /** Seeds of a Redis Cluster; empty: one Redis at redisUrl. */
   redisClusterNodes: readonly RedisNode[];
@@ -49,6 +53,7 @@ export const toCommon = (v: z.output<z.ZodObject<typeof common>>): CommonConfig 
     env: v.NODE_ENV,
     logLevel: v.LOG_LEVEL,
     databaseUrl: v.DATABASE_URL,
+    databasePooler: v.DATABASE_POOLER,
     redisUrl: v.REDIS_URL,
     redisClusterNodes: Object.freeze(v.REDIS_CLUSTER_NODES.map((n) => Object.freeze({ ...n }))),
     queuePrefix: v.QUEUE_PREFIX,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, loadGatewayConfig, loadSigningWorkerConfig, loadTxWorkerConfig, loadWebhookWorkerConfig } from "./index";
+import { ConfigError, loadCliConfig, loadGatewayConfig, loadMigrateConfig, loadSigningWorkerConfig, loadTxWorkerConfig, loadWebhookWorkerConfig } from "./index";
 
 describe("configuration", () => {
   it("has defaults that make the quick start work", () => {
@@ -11,6 +11,21 @@ describe("configuration", () => {
   it("names the bad variable", () => {
     expect(() => loadGatewayConfig({ PORT: "eighty" })).toThrow(/PORT \("eighty"\)/);
     expect(() => loadGatewayConfig({ REDIS_URL: "http://x" })).toThrow(/REDIS_URL \(set\): must be a redis:\/\//);
+  });
+
+  it("takes DATABASE_POOLER none (default) or transaction, in every app and the CLI, and keeps migrations off the pooler", () => {
+    const KEY_ENCRYPTION_KEY = randomBytes(32).toString("base64");
+    const WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+    expect(loadGatewayConfig({ WEBHOOK_SECRET_KEY }).databasePooler).toBe("none");
+    const pooled = { DATABASE_POOLER: "transaction", KEY_ENCRYPTION_KEY, WEBHOOK_SECRET_KEY };
+    expect(loadGatewayConfig(pooled).databasePooler).toBe("transaction");
+    expect(loadTxWorkerConfig(pooled).databasePooler).toBe("transaction");
+    expect(loadSigningWorkerConfig(pooled).databasePooler).toBe("transaction");
+    expect(loadWebhookWorkerConfig(pooled).databasePooler).toBe("transaction");
+    expect(loadCliConfig({ needsKek: false }, pooled).databasePooler).toBe("transaction");
+    expect(() => loadGatewayConfig({ WEBHOOK_SECRET_KEY, DATABASE_POOLER: "session" })).toThrow(/DATABASE_POOLER \("session"\): must be none or transaction/);
+    expect(loadMigrateConfig({}).databaseUrl).toMatch(/^postgresql:/);
+    expect(() => loadMigrateConfig({ DATABASE_POOLER: "transaction" })).toThrow(/DATABASE_POOLER \("transaction"\): migrations need a session of their own/);
   });
 
   it("refuses to start a signing worker without a valid key-encryption key, without printing it", () => {

@@ -9,6 +9,13 @@ export const databaseUrl = z
   .default("postgresql://postgres@127.0.0.1:5432/relay")
   .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgresql:// URL");
 
+/**
+ * What sits between the apps and Postgres: `none` (direct, or a session pooler) or `transaction`
+ * (PgBouncer in transaction pooling mode): statements are then sent unnamed and no startup options
+ * are sent (docs/operations.md, "Behind PgBouncer").
+ */
+export const databasePooler = z.enum(["none", "transaction"], { message: "must be none or transaction" }).default("none");
+
 export const redisUrl = z
   .string()
   .default("redis://127.0.0.1:6379")

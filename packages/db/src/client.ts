@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { Pool } from "pg";
 import { PrismaClient } from "./generated/client";
+import { forgetStatementNames, sessionOptions, type DatabasePooler } from "./pooler";
 
 export type Database = PrismaClient;
 
@@ -29,10 +30,16 @@ export interface DatabaseSettings {
    * flushes them too; one lost before it is "gone" to the worker, and the request answers 500).
    */
   asyncCommit?: boolean;
+  /**
+   * `transaction`: DATABASE_URL is PgBouncer in transaction pooling mode; statements go unnamed and
+   * the session settings above are left to the server (src/pooler.ts). Default `none`.
+   */
+  pooler?: DatabasePooler;
 }
 
 /** The pg pool of a process; Prisma and the hot-path SQL repositories share it. */
 export function createPool(settings: DatabaseSettings): Pool {
+  const pooler = settings.pooler ?? "none";
   const pool = new Pool({
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
@@ -50,8 +57,9 @@ export function createPool(settings: DatabaseSettings): Pool {
     // Sequential scans only where no index serves (docs/architecture.md, "Index plans regardless of
     // statistics"): a named statement's generic plan, made while a table was small, otherwise
     // keeps scanning it whole as it grows until statistics change, and without autovacuum they never do.
-    options: ["-c enable_seqscan=off", ...(settings.asyncCommit ? ["-c synchronous_commit=off"] : [])].join(" "),
+    ...sessionOptions(pooler, settings),
   });
+  if (pooler === "transaction") forgetStatementNames(pool);
   // An idle connection that drops (Postgres restart) emits 'error' on the pool; without a
   // listener it would end the process. The next query reconnects.
   pool.on("error", () => undefined);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { APP_ENV, APP_NODE_FLAGS } from "@relay/core";
+import { testDatabasePooler } from "@relay/db";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -92,6 +93,8 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
     const env: Record<string, string> = {
       NODE_ENV: "test",
       DATABASE_URL: settings.databaseUrl,
+      // The pooled run's databases are behind PgBouncer (src/run-pooler.ts): the apps are told so.
+      DATABASE_POOLER: testDatabasePooler(),
       REDIS_URL: settings.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       QUEUE_PREFIX: settings.queuePrefix,
       ...(settings.redisClusterNodes ? { REDIS_CLUSTER_NODES: settings.redisClusterNodes } : {}),

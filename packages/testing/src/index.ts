@@ -25,3 +25,5 @@ export { createFakeKms, derEcdsaSignature } from "./fake-kms";
 export type { FakeKms, FakeKmsOptions } from "./fake-kms";
 export { startRedisCluster } from "./redis-cluster";
 export type { TestRedisCluster } from "./redis-cluster";
+export { PGBOUNCER, startPgBouncer } from "./pgbouncer";
+export type { PgBouncerOptions, PrivatePgBouncer } from "./pgbouncer";

@@ -57,11 +57,18 @@ export interface SoftHsmToken {
  * A token of one test file's own in the run's store (softhsm2-util --init-token), with random PINs.
  * `remove()` deletes it; the store goes with the run.
  */
-export async function createSoftHsmToken(): Promise<SoftHsmToken> {
-  const conf = process.env.SOFTHSM2_CONF;
+/**
+ * `ownStore`: the token goes into a store of its own instead of the run's, for a test whose token
+ * is used only by processes it starts (they get the store in `env`): other test files adding and
+ * deleting tokens in the run's store meanwhile cannot race with those processes' start, when
+ * SoftHSM2 reads the store's token directory.
+ */
+export async function createSoftHsmToken(options: { ownStore?: boolean } = {}): Promise<SoftHsmToken> {
   if (!existsSync(SOFTHSM_LIBRARY)) {
     throw new Error(`${SOFTHSM_LIBRARY} is missing: install softhsm2 (bash -c 'source scripts/lib/debian-packages.sh && ensure_test_packages', which scripts/test.sh runs)`);
   }
+  const store = options.ownStore ? createSoftHsmStore() : null;
+  const conf = store?.conf ?? process.env.SOFTHSM2_CONF;
   if (!conf || !existsSync(conf)) throw new Error("SOFTHSM2_CONF is not set: run through the root jest config (its global setup makes the run's SoftHSM2 store)");
   const tokenLabel = `relay-test-${randomBytes(4).toString("hex")}`;
   const pin = randomBytes(8).toString("hex");
@@ -75,6 +82,7 @@ export async function createSoftHsmToken(): Promise<SoftHsmToken> {
     soPin,
     env,
     remove: async () => {
+      if (store) return store.remove();
       await run("softhsm2-util", ["--delete-token", "--token", tokenLabel], { env: { ...process.env, ...env } });
     },
   };

@@ -23,20 +23,34 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
   const serverUrl = options.serverUrl ?? testServerUrl();
   const name = newTestDatabaseName();
   await withServerClient(serverUrl, (c) => c.query(`CREATE DATABASE ${escapeIdentifier(name)}`));
+  const direct = withDatabase(serverUrl, name);
   const database: TestDatabase = {
-    url: withDatabase(serverUrl, name),
+    url: throughRunPooler(direct),
     name,
     drop: () => dropTestDatabase(serverUrl, name),
   };
   if (options.migrate ?? true) {
     try {
-      await migrate({ databaseUrl: database.url, logger: createLogger({ name: "test-migrate", level: "silent" }) });
+      await migrate({ databaseUrl: direct, logger: createLogger({ name: "test-migrate", level: "silent" }) });
     } catch (e) {
       await database.drop().catch(() => undefined);
       throw e;
     }
   }
   return database;
+}
+
+/**
+ * In the pooled run (src/run-pooler.ts), the URL tests get goes through its PgBouncer, whose `*`
+ * entry serves every database of the server; otherwise `url` itself.
+ */
+function throughRunPooler(url: string): string {
+  const port = process.env.RELAY_TEST_POOLER_PORT;
+  if (!port) return url;
+  const u = new URL(url);
+  u.hostname = "127.0.0.1";
+  u.port = port;
+  return u.toString();
 }
 
 export async function dropTestDatabase(serverUrl: string, name: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { createLogger, runProcess, type Logger } from "@relay/core";
-import { createDatabase, createPool, warnIfAuditWritable, type Database, type SqlPool } from "@relay/db";
+import { createDatabase, createPool, warnIfAuditWritable, type Database, type DatabasePooler, type SqlPool } from "@relay/db";
 import { createMetricsRegistry, serveWorkerMetrics, type Registry } from "@relay/metrics";
 import { createRedis, keepScheduled, type KeepScheduledDeps, type Redis, type WorkerGroup } from "@relay/queue";
 
@@ -8,6 +8,7 @@ export interface WorkerProcessConfig {
   logLevel: string;
   databaseUrl: string;
   databaseQueryTimeoutMs: number;
+  databasePooler: DatabasePooler;
   redisUrl: string;
   /** Seeds of a Redis Cluster; empty: one Redis at redisUrl. */
   redisClusterNodes: readonly { host: string; port: number }[];
@@ -54,7 +55,12 @@ export function runWorkerProcess<C extends WorkerProcessConfig>(name: string, lo
     // Postgres even if the process crashes right after (a PENDING record written without waiting is
     // flushed by the same commit). One flush per batch; no difference measured in
     // bench:personal-sign.
-    const pool = createPool({ url: config.databaseUrl, poolSize: Math.min(config.concurrency, 20), queryTimeoutMs: config.databaseQueryTimeoutMs });
+    const pool = createPool({
+      url: config.databaseUrl,
+      poolSize: Math.min(config.concurrency, 20),
+      queryTimeoutMs: config.databaseQueryTimeoutMs,
+      pooler: config.databasePooler,
+    });
     const db = createDatabase({ pool });
     void warnIfAuditWritable(pool, logger);
     const redis = createRedis(config, "worker");

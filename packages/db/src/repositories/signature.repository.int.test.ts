@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createPool, createDatabase } from "../client";
+import { testDatabasePooler } from "../test-pooler";
 import { createSignatureRepository } from "./signature.repository";
 import { createProjectFixture, testDatabaseUrl, testKek } from "@relay/testing";
 
-const pool = createPool({ url: testDatabaseUrl(), poolSize: 4 });
+const pool = createPool({ url: testDatabaseUrl(), poolSize: 4, pooler: testDatabasePooler() });
 const db = createDatabase({ pool });
 const signatures = createSignatureRepository(pool, { coalesce: { maxBatchSize: 50, maxInFlight: 1 } });
 const text = (s: string) => new TextEncoder().encode(s);

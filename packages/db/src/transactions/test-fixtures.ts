@@ -1,6 +1,7 @@
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import { createDatabase, createPool, type Database } from "../client";
+import { testDatabasePooler } from "../test-pooler";
 import { createTransactionRepository, type NewTransaction, type TransactionRepository } from "./transaction.repository";
 
 /**
@@ -19,7 +20,7 @@ export function transactionTestContext(): TransactionTestContext {
   const url = process.env.RELAY_TEST_DATABASE_URL;
   if (!url) throw new Error("RELAY_TEST_DATABASE_URL is not set: run through jest with the workspace jest.config.js");
   // Enough connections for the concurrency tests to really run side by side.
-  const pool = createPool({ url, poolSize: 20 });
+  const pool = createPool({ url, poolSize: 20, pooler: testDatabasePooler() });
   const db = createDatabase({ pool });
   const close = async () => {
     await db.$disconnect();

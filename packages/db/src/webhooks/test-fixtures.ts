@@ -6,6 +6,7 @@ import { seal, type Kek } from "@relay/secrets";
 import { createDatabase, createPool, type Database } from "../client";
 import { ensureDatabase, withDatabase } from "../migrate/ensure-database";
 import { migrate } from "../migrate/migrate";
+import { testDatabasePooler, testDirectDatabaseUrl } from "../test-pooler";
 import { createTransactionRepository, type TransactionRepository } from "../transactions/transaction.repository";
 import { createEventCallbackRepository, type EventCallbackRepository } from "./event-callback.repository";
 import { createEventDispatchRepository, type EventDispatchRepository } from "./event-dispatch.repository";
@@ -39,11 +40,14 @@ export async function webhookTestContext(): Promise<WebhookTestContext> {
   if (!runUrl) throw new Error("RELAY_TEST_DATABASE_URL is not set: run through jest with the workspace jest.config.js");
   const name = `relay_test_${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(5).toString("hex")}`;
   const url = withDatabase(runUrl, name);
-  await ensureDatabase(url);
-  await migrate({ databaseUrl: url, logger: createLogger({ name: "webhook-test-migrate", level: "silent" }) });
+  // Created and migrated on Postgres itself; the tests then use it through the pooler, if any.
+  const directRunUrl = testDirectDatabaseUrl() ?? runUrl;
+  const direct = withDatabase(directRunUrl, name);
+  await ensureDatabase(direct);
+  await migrate({ databaseUrl: direct, logger: createLogger({ name: "webhook-test-migrate", level: "silent" }) });
 
   // Enough connections for the concurrency tests to really run side by side.
-  const pool = createPool({ url, poolSize: 20 });
+  const pool = createPool({ url, poolSize: 20, pooler: testDatabasePooler() });
   const db = createDatabase({ pool });
   const dispatch = createEventDispatchRepository(pool);
   const undispatched = async () => (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM event WHERE dispatched_at IS NULL`)).rows[0]?.n ?? 0;
@@ -65,7 +69,7 @@ export async function webhookTestContext(): Promise<WebhookTestContext> {
       await db.$disconnect();
       // $disconnect ends the shared pool only if Prisma itself ever connected.
       if (!pool.ended) await pool.end();
-      const server = new Client({ connectionString: withDatabase(runUrl, "postgres") });
+      const server = new Client({ connectionString: withDatabase(directRunUrl, "postgres") });
       await server.connect();
       try {
         await server.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);

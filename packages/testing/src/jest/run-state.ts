@@ -6,6 +6,8 @@ export interface RunState {
   staleCleanup: Promise<unknown>;
   /** The run's SoftHSM2 store; null when softhsm2 is not installed. */
   softHsm: { remove: () => void } | null;
+  /** The pooled run's PgBouncer (RELAY_TEST_POOLER=transaction); null otherwise. */
+  pooler: { stop: () => Promise<void> } | null;
 }
 
 const KEY = Symbol.for("relay.testing.run-state");
