@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./app-processes";
 
 const run = promisify(execFile);
 const REDIS_SERVER = process.env.RELAY_FAULTS_REDIS_SERVER ?? "redis-server";
@@ -157,22 +158,10 @@ async function cli(port: number, ...command: string[]): Promise<string> {
 async function clusterPorts(count: number): Promise<number[]> {
   const ports: number[] = [];
   while (ports.length < count) {
-    const port = await osPort();
+    const port = await freePort();
     if (port + 10_000 <= 65_535 && !ports.includes(port) && (await isFree(port + 10_000))) ports.push(port);
   }
   return ports;
-}
-
-function osPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function isFree(port: number): Promise<boolean> {
