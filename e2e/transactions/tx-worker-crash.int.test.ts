@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Interface, JsonRpcProvider, keccak256 } from "ethers";
-import { createDatabase, createPool, testDatabasePooler, type Database } from "@relay/db";
+import { createDatabase, createPool, type Database } from "@relay/db";
+import { testDatabasePooler } from "@relay/testing";
 import { createRedis, type Redis } from "@relay/queue";
 import {
   callKey,

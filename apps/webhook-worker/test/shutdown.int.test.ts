@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createDatabase, createEventCallbackRepository, createPool, testDatabasePooler, type Database } from "@relay/db";
+import { createDatabase, createEventCallbackRepository, createPool, type Database } from "@relay/db";
+import { testDatabasePooler } from "@relay/testing";
 import { createRedis, type Redis } from "@relay/queue";
 import { createProcessGroup, createProjectFixture, createTestDatabase, testKek, testQueuePrefix, type ProcessGroup, type TestDatabase } from "@relay/testing";
 import { generateWebhookSecret, sealWebhookSecret } from "@relay/webhooks";

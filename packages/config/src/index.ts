@@ -16,3 +16,5 @@ export type { TxWorkerConfig } from "./tx-worker.config";
 export { loadCliConfig, loadCliCustodyConfig, loadCliWebhookKeyring, loadMigrateConfig } from "./cli.config";
 export type { CustodyConfig } from "./custody";
 export type { CliConfig } from "./cli.config";
+export { testDatabasePooler, testDirectDatabaseUrl } from "./test-run";
+export type { TestRunPooler } from "./test-run";

@@ -1,6 +1,5 @@
 export { createDatabase, createPool } from "./client";
 export type { DatabasePooler } from "./pooler";
-export { testDatabasePooler } from "./test-pooler";
 export type { Database, DatabaseSettings, Sql, SqlPool } from "./client";
 export * from "./repositories/project.repository";
 export * from "./repositories/api-key.repository";

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { APP_ENV, APP_NODE_FLAGS } from "@relay/core";
-import { testDatabasePooler } from "@relay/db";
+import { testDatabasePooler } from "@relay/config";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { resolve } from "node:path";

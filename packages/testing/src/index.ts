@@ -27,3 +27,4 @@ export { startRedisCluster } from "./redis-cluster";
 export type { TestRedisCluster } from "./redis-cluster";
 export { PGBOUNCER, startPgBouncer } from "./pgbouncer";
 export type { PgBouncerOptions, PrivatePgBouncer } from "./pgbouncer";
+export { testDatabasePooler } from "@relay/config";

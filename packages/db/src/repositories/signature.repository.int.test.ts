@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createPool, createDatabase } from "../client";
-import { testDatabasePooler } from "../test-pooler";
+import { testDatabasePooler } from "@relay/config";
 import { createSignatureRepository } from "./signature.repository";
 import { createProjectFixture, testDatabaseUrl, testKek } from "@relay/testing";
 

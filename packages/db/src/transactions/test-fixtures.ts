@@ -1,7 +1,7 @@
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import { createDatabase, createPool, type Database } from "../client";
-import { testDatabasePooler } from "../test-pooler";
+import { testDatabasePooler } from "@relay/config";
 import { createTransactionRepository, type NewTransaction, type TransactionRepository } from "./transaction.repository";
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { open, seal } from "@relay/secrets";
 import { createFixture, newTransaction, type Fixture } from "../transactions/test-fixtures";
 import { register, secretAad, testKek, webhookTestContext, type WebhookTestContext } from "./test-fixtures";
-import { testDatabasePooler } from "../test-pooler";
+import { testDatabasePooler } from "@relay/config";
 import { DELETED_REASON } from "./event-callback.repository";
 import { DISABLE_CALLBACK, LOCK_PROJECT } from "./event-callback.sql";
 import type { EventCallbackWithSecret } from "./webhook-records";

@@ -6,7 +6,7 @@ import { seal, type Kek } from "@relay/secrets";
 import { createDatabase, createPool, type Database } from "../client";
 import { ensureDatabase, withDatabase } from "../migrate/ensure-database";
 import { migrate } from "../migrate/migrate";
-import { testDatabasePooler, testDirectDatabaseUrl } from "../test-pooler";
+import { testDatabasePooler, testDirectDatabaseUrl } from "@relay/config";
 import { createTransactionRepository, type TransactionRepository } from "../transactions/transaction.repository";
 import { createEventCallbackRepository, type EventCallbackRepository } from "./event-callback.repository";
 import { createEventDispatchRepository, type EventDispatchRepository } from "./event-dispatch.repository";
