@@ -30,8 +30,8 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { Interface, JsonRpcProvider, Network, Wallet, hexlify, type TransactionResponse } from "ethers";
-import { createDatabase, createPool } from "@relay/db";
-import { createProjectFixture, createTestDatabase, deployRecorder, startAnvil, testQueuePrefix, type AnvilInstance } from "@relay/testing";
+import { createPool } from "@relay/db";
+import { deployRecorder, startAnvil, type AnvilInstance } from "@relay/testing";
 import { choiceArg, flag, line, numberArg } from "./lib/args";
 import { blockStats, countRpcCalls, observeChain } from "./lib/chain-observer";
 import { cpuMeter } from "./lib/cpu";
@@ -39,7 +39,10 @@ import { measureCeiling, type CeilingResult } from "./lib/chain-ceiling";
 import { fixedCount, fixedRate, type FixedLoadResult } from "./lib/fixed-load";
 import { machineMeter } from "./lib/machine";
 import { peakRssMiB, startApp, stopApp, waitForHttp } from "./lib/processes";
-import { benchProvider, deleteQueueKeys, freePort, fund, postgresBackendsOf, postgresBackground, registerChain } from "./lib/relay";
+import { startProjectOnAnvil } from "./lib/project-on-anvil";
+import { RECORDER_CALLS, recorderEthersArgs, sendTransactionBody } from "./lib/recorder-calls";
+import { benchProvider, freePort, fund, postgresBackendsOf, postgresBackground } from "./lib/relay";
+import { acceptLatencies, finalCount, statusCounts, waitUntilFinal } from "./lib/transaction-progress";
 
 const count = numberArg("count", 10_000);
 const walletCount = numberArg("wallets", 20);
@@ -57,18 +60,9 @@ const halfSeconds = numberArg("half-seconds", 30);
 const halfLoad = rate === 0 && !flag("no-half-load");
 /** No final status for this long while some are missing: give up and report what is left. */
 const STALL_SECONDS = 120;
-const FINAL = ["CONFIRMED", "REVERTED", "INVALID", "FAILED"];
 
-const SIGNATURES = {
-  setOrder: "function setOrder((uint256 id, address owner, uint8[] flags) order)",
-  spend: "function spend(uint256 n)",
-} as const;
-const OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-/** The i-th call, for the HTTP API (args by name) and for ethers (positional). */
-const apiArgs = (i: number) => (call === "setOrder" ? { order: { id: String(i + 1), owner: OWNER, flags: [1, 2, 3] } } : { n: "1" });
-const ethersArgs = (i: number) => (call === "setOrder" ? [[BigInt(i + 1), OWNER, [1, 2, 3]]] : [1n]);
+const ethersArgs = (i: number) => recorderEthersArgs(call, i);
 
-const anvilOptions = (chainId: number) => ({ chainId, blockTime, extraArgs: ["--gas-limit", String(gasLimit)] });
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const rpcSummary = (calls: Map<string, number>, own: Map<string, number>, perTx: number) =>
   [...calls.entries()]
@@ -131,39 +125,21 @@ interface RelayPhase {
 }
 
 async function runRelay({ count, rate, ceiling: withCeiling }: RelayPhase): Promise<RelayResult> {
-  const anvil = await startAnvil(anvilOptions(31_800 + Math.floor(Math.random() * 90)));
+  const stage = await startProjectOnAnvil({ chainId: 31_800 + Math.floor(Math.random() * 90), blockTime, gasLimit, wallets: walletCount, name: "bench-send-e2e" });
+  const { anvil, database, project } = stage;
   const rpcCalls = countRpcCalls(anvil.process.stdout);
-  const recorder = await deployRecorder(anvil.rpcUrl);
-  recorder.provider.destroy();
-
-  const database = await createTestDatabase({ migrate: true });
-  const prefix = testQueuePrefix("bench-send-e2e");
-  const kekBytes = randomBytes(32);
-  const db = createDatabase({ url: database.url });
-  await registerChain(db, anvil, blockTime * 1000);
-  const project = await createProjectFixture(db, { activeKeyId: "bench", keys: new Map([["bench", kekBytes]]) }, { wallets: walletCount });
-  await db.$disconnect();
-  await fund(anvil, project.wallets.map((w) => w.address));
 
   const port = await freePort();
-  const common = { DATABASE_URL: database.url, QUEUE_PREFIX: prefix };
-  const gateway = startApp("apps/gateway/src/main.ts", { ...common, PORT: String(port), RATE_LIMIT_PER_MINUTE: "100000000" });
-  const txWorkers = Array.from({ length: workers }, () =>
-    startApp("apps/tx-worker/src/main.ts", { ...common, KEY_ENCRYPTION_KEY: kekBytes.toString("base64"), KEY_ENCRYPTION_KEY_ID: "bench", TX_CONCURRENCY: String(txConcurrency) }),
-  );
+  const gateway = startApp("apps/gateway/src/main.ts", { ...stage.appEnv, PORT: String(port), RATE_LIMIT_PER_MINUTE: "100000000" });
+  const txWorkers = Array.from({ length: workers }, () => startApp("apps/tx-worker/src/main.ts", { ...stage.appEnv, ...stage.custodyEnv, TX_CONCURRENCY: String(txConcurrency) }));
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseUrl}/ready`);
 
   const pool = createPool({ url: database.url, poolSize: 2 });
-  const statusCounts = async (since: Date) => {
-    const { rows } = await pool.query<{ status: string; n: string }>(`select status, count(*) as n from "transaction" where created_at >= $1 group by status`, [since]);
-    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])) as Record<string, number>;
-  };
-  const finalOf = (s: Record<string, number>) => FINAL.reduce((sum, k) => sum + (s[k] ?? 0), 0);
 
   const headers = { "content-type": "application/json", authorization: `Bearer ${project.apiKey}` };
-  const body = (i: number) =>
-    JSON.stringify({ projectId: project.projectId, chainId: anvil.chainId, contractAddress: recorder.address, functionSignature: SIGNATURES[call], args: apiArgs(i), requestId: randomUUID() });
+  const target = { projectId: project.projectId, chainId: anvil.chainId, contractAddress: stage.recorderAddress };
+  const body = (i: number) => sendTransactionBody(target, call, i, randomUUID());
   const url = `${baseUrl}/transact/sendTransaction`;
 
   // Warm-up: a few transactions to final status, so the workers are up, JIT-compiled and have
@@ -171,11 +147,7 @@ async function runRelay({ count, rate, ceiling: withCeiling }: RelayPhase): Prom
   const warmUp = walletCount * 2;
   const warmUpStart = new Date(Date.now() - 1000);
   await fixedCount({ url, concurrency: Math.min(clients, warmUp), count: warmUp, headers, body: (i) => body(count + i) });
-  const warmUpDeadline = Date.now() + 120_000;
-  while (finalOf(await statusCounts(warmUpStart)) < warmUp) {
-    if (Date.now() > warmUpDeadline) throw new Error(`warm-up transactions not final after 120 s: ${JSON.stringify(await statusCounts(warmUpStart))}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntilFinal(pool, warmUpStart, warmUp, 120_000);
   await new Promise((r) => setTimeout(r, 1000)); // the warm-up's last timestamps are well before t0
 
   const machine = machineMeter();
@@ -210,8 +182,8 @@ async function runRelay({ count, rate, ceiling: withCeiling }: RelayPhase): Prom
     // Once a second: the result comes from the records' own timestamps, not from when this
     // poll saw them, and each poll counts the whole table (Postgres CPU charged to the relay).
     await new Promise((r) => setTimeout(r, 1000));
-    statuses = await statusCounts(t0);
-    const final = finalOf(statuses);
+    statuses = await statusCounts(pool, t0);
+    const final = finalCount(statuses);
     const now = Date.now();
     if (final !== lastProgress.final) lastProgress = { final, at: now };
     if (now - lastPrint >= 5000) {
@@ -250,25 +222,7 @@ async function runRelay({ count, rate, ceiling: withCeiling }: RelayPhase): Prom
       where t.created_at >= $1`,
     [t0],
   );
-  // Per transaction: accepted → first SUBMITTED (queue wait + simulate/nonce/sign/broadcast), first
-  // SUBMITTED → CONFIRMED (block wait + the worker's next receipt check).
-  const { rows: [split] } = await pool.query<{ ps50: number | null; ps99: number | null; sc50: number | null; sc99: number | null; ac50: number | null; ac99: number | null }>(
-    `with s as (
-       select t.id,
-              min(c.created_at) filter (where c.status = 'PENDING') as pending,
-              min(c.created_at) filter (where c.status = 'SUBMITTED') as submitted,
-              min(c.created_at) filter (where c.status = 'CONFIRMED') as confirmed
-         from transaction_status_change c join "transaction" t on t.project_id = c.project_id and t.id = c.transaction_id
-        where t.created_at >= $1 group by t.id)
-     select percentile_cont(0.5) within group (order by extract(epoch from submitted - pending)) * 1000 as ps50,
-            percentile_cont(0.99) within group (order by extract(epoch from submitted - pending)) * 1000 as ps99,
-            percentile_cont(0.5) within group (order by extract(epoch from confirmed - submitted)) * 1000 as sc50,
-            percentile_cont(0.99) within group (order by extract(epoch from confirmed - submitted)) * 1000 as sc99,
-            percentile_cont(0.5) within group (order by extract(epoch from confirmed - pending)) * 1000 as ac50,
-            percentile_cont(0.99) within group (order by extract(epoch from confirmed - pending)) * 1000 as ac99
-       from s`,
-    [t0],
-  );
+  const latencies = await acceptLatencies(pool, t0);
   const { rows: [replacedRow] } = await pool.query<{ n: string }>(
     `select count(*) as n from (select a.transaction_id from transaction_attempt a join "transaction" t on t.project_id = a.project_id and t.id = a.transaction_id
       where t.created_at >= $1 group by a.transaction_id having count(*) > 1) x`,
@@ -285,20 +239,18 @@ async function runRelay({ count, rate, ceiling: withCeiling }: RelayPhase): Prom
   await Promise.all([stopApp(gateway), ...txWorkers.map(stopApp)]);
   // The chain's ceiling on the same node, now that the relay is stopped: fresh wallets, the same
   // calls (ids past the relay's, so each writes fresh slots as the relay's did).
-  const iface = new Interface([SIGNATURES[call]]);
+  const iface = new Interface([RECORDER_CALLS[call]]);
   const ceiling =
     baselines === "ethers" || !withCeiling
       ? null
       : await measureCeiling(anvil, {
           count,
           wallets: walletCount,
-          to: recorder.address,
+          to: stage.recorderAddress,
           data: (i) => iface.encodeFunctionData(call, ethersArgs(2 * count + i)),
           timeoutMs: timeoutSeconds * 1000,
         });
-  await anvil.stop();
-  await deleteQueueKeys(prefix);
-  await database.drop();
+  await stage.release();
 
   const blocks = blockStats(observer.blocks);
   return {
@@ -308,9 +260,9 @@ async function runRelay({ count, rate, ceiling: withCeiling }: RelayPhase): Prom
     firstConfirmedMs: msSinceT0(times?.first_confirmed ?? null),
     lastConfirmedMs: msSinceT0(times?.last_confirmed ?? null),
     lastSubmittedMs: msSinceT0(times?.last_submitted ?? null),
-    pendingToSubmitted: split?.ps50 == null ? null : { p50: split.ps50, p99: split.ps99 ?? NaN },
-    submittedToConfirmed: split?.sc50 == null ? null : { p50: split.sc50, p99: split.sc99 ?? NaN },
-    acceptedToConfirmed: split?.ac50 == null ? null : { p50: split.ac50, p99: split.ac99 ?? NaN },
+    pendingToSubmitted: latencies.toBroadcast,
+    submittedToConfirmed: latencies.broadcastToConfirmed,
+    acceptedToConfirmed: latencies.toConfirmed,
     peakRss,
     ceiling,
     replaced: Number(replacedRow?.n ?? 0),
@@ -342,12 +294,12 @@ interface BaselineResult {
 }
 
 async function runBaseline(): Promise<BaselineResult> {
-  const anvil: AnvilInstance = await startAnvil(anvilOptions(32_800 + Math.floor(Math.random() * 90)));
+  const anvil: AnvilInstance = await startAnvil({ chainId: 32_800 + Math.floor(Math.random() * 90), blockTime, extraArgs: ["--gas-limit", String(gasLimit)] });
   const rpcCalls = countRpcCalls(anvil.process.stdout);
   const recorder = await deployRecorder(anvil.rpcUrl);
   const target = recorder.address;
   recorder.provider.destroy();
-  const iface = new Interface([SIGNATURES[call]]);
+  const iface = new Interface([RECORDER_CALLS[call]]);
   const fn = call;
 
   // What an ethers user writes: one provider (ethers' request batching), the network fixed; ethers
