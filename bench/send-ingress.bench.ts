@@ -31,7 +31,7 @@ import { choiceArg, flag, line, numberArg } from "./lib/args";
 import { cpuMeter } from "./lib/cpu";
 import { closedLoop, mergeLoads, type LoadResult } from "./lib/load";
 import { machineMeter } from "./lib/machine";
-import { startApp, stopApp, waitForHttp } from "./lib/processes";
+import { startApp, stopApp, waitForHttp, waitForListening } from "./lib/processes";
 import { deleteQueueKeys, freePort, postgresBackendsOf, postgresBackground, registerChain } from "./lib/relay";
 
 const seconds = numberArg("seconds", 20);
@@ -73,7 +73,7 @@ async function main() {
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const bareUrl = `http://127.0.0.1:${barePort}`;
   await waitForHttp(`${gatewayUrl}/ready`);
-  await waitForBare(bareUrl);
+  await waitForListening(bareUrl);
 
   const headers = { "content-type": "application/json", authorization: `Bearer ${project.apiKey}` };
   const body = (i: number) =>
@@ -167,20 +167,6 @@ async function main() {
   const met = accepted(relay) >= 0.5 * accepted(baseline) && relay.p99 < 50;
   line("target", `>= 0.5 of the bare handler's rate, p99 < 50 ms: ${met ? "met" : "NOT met"} in this run`);
   process.exit(0);
-}
-
-/** The bare server has no readiness route: any HTTP answer means it listens. */
-async function waitForBare(url: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
 main().catch((e) => {

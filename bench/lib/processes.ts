@@ -38,6 +38,20 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** For a server without a readiness route (the bare Express baseline): any HTTP answer means it listens. */
+export async function waitForListening(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
 export const stopApp = (child: ChildProcess) =>
   new Promise<void>((done) => {
     if (child.exitCode !== null) return done();
