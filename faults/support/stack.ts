@@ -8,6 +8,7 @@ import {
   fund,
   startAnvil,
   startPrivateRedis,
+  startRedisCluster,
   testDatabaseUrl,
   testKek,
   testQueuePrefix,
@@ -15,6 +16,7 @@ import {
   type AppProcess,
   type DeployedRecorder,
   type PrivateRedis,
+  type TestRedisCluster,
   type ProcessGroup,
   type ProjectFixture,
 } from "@relay/testing";
@@ -46,6 +48,10 @@ export interface Stack {
   anvil: AnvilInstance;
   recorder: DeployedRecorder;
   redis: PrivateRedis;
+  /** The Redis Cluster the apps use instead of `redis`, when the scenario asked for one. */
+  cluster: TestRedisCluster | undefined;
+  /** QUEUE_PREFIX of every app of the stack. */
+  queuePrefix: string;
   pool: Pool;
   db: Database;
   project: ProjectFixture;
@@ -78,6 +84,8 @@ export interface StackOptions {
    * leave (the load's calls cost different gas depending on the call before).
    */
   blockTimeSeconds?: number;
+  /** Run the apps on a private Redis Cluster (three masters, three replicas) with a `{…}` prefix. */
+  redisCluster?: { nodeTimeoutMs: number };
 }
 
 /**
@@ -90,6 +98,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const anvil = await startAnvil({ chainId: options.chainId, ...(options.blockTimeSeconds === undefined ? {} : { blockTime: options.blockTimeSeconds }) });
   const recorder = await deployRecorder(anvil.rpcUrl);
   const redis = await startPrivateRedis(await freePort());
+  const cluster = options.redisCluster ? await startRedisCluster(options.redisCluster) : undefined;
   const pool = createPool({ url: testDatabaseUrl(), poolSize: 4 });
   const db = createDatabase({ pool });
   await addChain(db, { ...anvil, rpcUrl: options.rpcUrlFor ? await options.rpcUrlFor(anvil.rpcUrl) : anvil.rpcUrl });
@@ -97,7 +106,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   await fund(anvil.rpcUrl, project.wallets.map((w) => w.address));
   const receiver = await startReceiver();
 
-  const group = createProcessGroup({ databaseUrl: testDatabaseUrl(), queuePrefix: testQueuePrefix(options.name), kek, redisUrl: redis.url });
+  // A hash tag on a cluster, or the apps refuse to start.
+  const queuePrefix = testQueuePrefix(options.name, { hashTag: cluster !== undefined });
+  const group = createProcessGroup({
+    databaseUrl: testDatabaseUrl(),
+    queuePrefix,
+    kek,
+    redisUrl: redis.url,
+    ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
+  });
   const processes: AppProcess[] = [];
   const generation: Record<WorkerKind, number> = { signing: 0, tx: 0, webhook: 0 };
   const startWorker = async (kind: WorkerKind) => {
@@ -120,6 +137,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     anvil,
     recorder,
     redis,
+    cluster,
+    queuePrefix,
     pool,
     db,
     project,
@@ -147,6 +166,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await group.stopAll();
       await receiver.close();
       await redis.stop();
+      await cluster?.stop();
       await db.$disconnect().catch(() => undefined);
       if (!pool.ended) await pool.end().catch(() => undefined);
       recorder.provider.destroy();

@@ -14,6 +14,21 @@ export interface RunningApp {
   graceMs: number;
 }
 
+/** What an app's start-up may ask of runProcess while it runs. */
+export interface ProcessControl {
+  /**
+   * Stops the app as SIGTERM would, then exits with `code` (a clean stop) instead of 0: for an app
+   * that finds itself unable to go on and wants its supervisor to start a fresh process.
+   */
+  stopAndExit(code: number): void;
+}
+
+/**
+ * The exit code of a process that stopped cleanly because it could not go on (EX_TEMPFAIL): its
+ * supervisor should start it again. A worker whose queue connection stalled exits with it.
+ */
+export const STALLED_EXIT_CODE = 75;
+
 /** Time beyond the grace period for closing connections before the process gives up on them. */
 export const CLOSE_MARGIN_MS = 10_000;
 
@@ -25,24 +40,30 @@ export const CLOSE_MARGIN_MS = 10_000;
  * logged, not fatal: one bad request must not end the process. The heap's growth is limited
  * first (memory.ts).
  */
-export function runProcess(name: string, start: () => Promise<RunningApp>): void {
+export function runProcess(name: string, start: (control: ProcessControl) => Promise<RunningApp>): void {
   limitHeapGrowth();
-  start()
+  // Asked before the start-up has finished: carried out once it has.
+  let stopWith: (reason: string, code: number) => void = (reason, code) => (early = { reason, code });
+  let early: { reason: string; code: number } | undefined;
+  start({ stopAndExit: (code) => stopWith("asked by the app", code) })
     .then(({ logger, stop, graceMs }) => {
       let stopping = false;
-      const onSignal = (signal: string) => {
+      const onSignal = (signal: string, cleanExitCode = 0) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal, graceMs }, "stopping: taking no new work, finishing work in flight");
         setTimeout(() => {
-          logger.error({ graceMs, closeMarginMs: CLOSE_MARGIN_MS }, "did not stop in time; exiting");
-          process.exit(1);
+          // A stop the app asked for keeps its exit code (a stalled worker's own connections are
+          // what cannot close); a signal's stop that hangs is a failure.
+          const code = cleanExitCode === 0 ? 1 : cleanExitCode;
+          logger.error({ graceMs, closeMarginMs: CLOSE_MARGIN_MS, exitCode: code }, "did not stop in time; exiting");
+          process.exit(code);
         }, graceMs + CLOSE_MARGIN_MS).unref();
         const exit = (code: number) => void endLogger(logger).then(() => process.exit(code));
         stop().then(
           () => {
             logger.info("stopped");
-            exit(0);
+            exit(cleanExitCode);
           },
           (e: unknown) => {
             logger.error({ err: toError(e) }, "stop failed");
@@ -50,6 +71,8 @@ export function runProcess(name: string, start: () => Promise<RunningApp>): void
           },
         );
       };
+      stopWith = (reason, code) => onSignal(reason, code);
+      if (early) stopWith(early.reason, early.code);
       process.on("SIGTERM", () => onSignal("SIGTERM"));
       process.on("SIGINT", () => onSignal("SIGINT"));
       process.on("unhandledRejection", (reason) => logger.error({ err: toError(reason) }, "unhandled rejection"));

@@ -38,7 +38,7 @@ export function createRedis(target: RedisTarget, role: "worker" | "producer"): R
  * queue only there). During a failover (a master lost, its replica not yet promoted) the cluster
  * answers CLUSTERDOWN, refuses connections to the lost node, then moves its slots; the client
  * retries after these delays and refreshes its slot map, so work waits for the new master
- * (packages/queue/src/redis-cluster.int.test.ts) instead of failing.
+ * (faults/redis-failover.faults.test.ts) instead of failing.
  */
 function clusterOptions(url: string, options: RedisOptions): ClusterOptions {
   const { enableOfflineQueue, ...nodeOptions } = options;

@@ -13,4 +13,6 @@ export { workerGroup } from "./worker-group";
 export type { WorkerGroup } from "./worker-group";
 export type { JobObservation, JobObserver, JobOutcome } from "./job-report";
 export { keepScheduled } from "./schedules";
+export { watchStalls } from "./stall-watch";
+export type { Stall, StallWatchDeps } from "./stall-watch";
 export type { KeepScheduledDeps } from "./schedules";

@@ -69,6 +69,8 @@ export interface ProcessGroupSettings {
   /** WEBHOOK_SECRET_KEY of every gateway and webhook-worker of the group (one random key if not given). */
   webhookKey?: Buffer;
   redisUrl?: string;
+  /** REDIS_CLUSTER_NODES of every app of the group (a test cluster's seeds); unset: REDIS_URL alone. */
+  redisClusterNodes?: string;
 }
 
 export interface StartOptions {
@@ -95,6 +97,7 @@ export function createProcessGroup(settings: ProcessGroupSettings) {
       DATABASE_POOLER: testDatabasePooler(),
       REDIS_URL: settings.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       QUEUE_PREFIX: settings.queuePrefix,
+      ...(settings.redisClusterNodes ? { REDIS_CLUSTER_NODES: settings.redisClusterNodes } : {}),
       LOG_LEVEL: logLevel,
       // Short, so that stopping a test's processes never waits long; tests of shutdown set their own.
       SHUTDOWN_GRACE_MS: "5000",

@@ -12,11 +12,13 @@ const MAX_PREFIX = 64;
 /**
  * A Redis key prefix no other test, worker or run shares: `relay-test:<runId>:<label>:<rand>`.
  * Pass it as the queue prefix so parallel tests on one Redis never see each other's jobs; the
- * label is shortened and cleaned to stay a valid QUEUE_PREFIX.
+ * label is shortened and cleaned to stay a valid QUEUE_PREFIX. `hashTag`: the same in braces, as
+ * a Redis Cluster needs it (every key of the prefix in one slot).
  */
-export function testQueuePrefix(label: string): string {
-  const head = `relay-test:${testRunId()}:`;
-  const tail = `:${randomBytes(4).toString("hex")}`;
+export function testQueuePrefix(label: string, options: { hashTag?: boolean } = {}): string {
+  const [open, close] = options.hashTag ? ["{", "}"] : ["", ""];
+  const head = `${open}relay-test:${testRunId()}:`;
+  const tail = `:${randomBytes(4).toString("hex")}${close}`;
   const cleaned = label.replace(UNSAFE, "-").slice(0, MAX_PREFIX - head.length - tail.length) || "test";
   return `${head}${cleaned}${tail}`;
 }
