@@ -1,3 +1,4 @@
+import { STALLED_EXIT_CODE } from "@relay/core";
 import { createDatabase, createPool, type Database } from "@relay/db";
 import {
   addChain,
@@ -66,6 +67,11 @@ export interface Stack {
   restartGateway(): Promise<AppProcess>;
   /** Every app process started so far, for error messages. */
   processes: AppProcess[];
+  /**
+   * Workers that stopped themselves with STALLED_EXIT_CODE and were started again, as a
+   * supervisor (npm start, Compose, Kubernetes) does: "<kind> at <ISO time>".
+   */
+  supervisorRestarts: string[];
   stop(): Promise<void>;
 }
 
@@ -116,12 +122,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...(cluster ? { redisClusterNodes: cluster.nodes } : {}),
   });
   const processes: AppProcess[] = [];
+  const workers = {} as Record<WorkerKind, AppProcess>;
+  const supervisorRestarts: string[] = [];
+  let stopping = false;
   const generation: Record<WorkerKind, number> = { signing: 0, tx: 0, webhook: 0 };
   const startWorker = async (kind: WorkerKind) => {
     const name = `${kind}-worker-${++generation[kind]}`;
     const env = { ...WORKER_ENV[kind], ...options.workerEnv?.[kind] };
     const proc = await group.startWorker(`${kind}-worker`, name, { env });
     processes.push(proc);
+    workers[kind] = proc;
+    // A worker that stops itself as stalled is started again, as its supervisor would.
+    void proc.exited.then(({ code }) => {
+      if (code !== STALLED_EXIT_CODE || stopping || workers[kind] !== proc) return;
+      supervisorRestarts.push(`${kind} at ${new Date().toISOString()}`);
+      return startWorker(kind);
+    });
     return proc;
   };
 
@@ -129,8 +145,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const gateway = await group.startGateway({ env: gatewayEnv });
   processes.push(gateway.process);
   const gatewayPort = Number(new URL(gateway.url).port);
-  const [signing, tx, webhook] = await Promise.all([startWorker("signing"), startWorker("tx"), startWorker("webhook")]);
-  const workers: Record<WorkerKind, AppProcess> = { signing, tx, webhook };
+  await Promise.all([startWorker("signing"), startWorker("tx"), startWorker("webhook")]);
 
   const stack: Stack = {
     name: options.name,
@@ -148,6 +163,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     workers,
     receiver,
     processes,
+    supervisorRestarts,
     restartWorker: async (kind) => {
       workers[kind].kill("SIGKILL");
       await workers[kind].exited;
@@ -163,6 +179,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       return next.process;
     },
     stop: async () => {
+      stopping = true;
       await group.stopAll();
       await receiver.close();
       await redis.stop();
