@@ -32,6 +32,7 @@ import { errorHandler, notFound } from "./middleware/errors";
 import { jsonBody } from "./middleware/json-body";
 import { requireHost } from "./middleware/require-host";
 import { rateLimitPerKey } from "./middleware/rate-limit";
+import { consoleRoutes } from "./routes/console.routes";
 import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
 import { personalSignRoutes } from "./routes/personal-sign.routes";
@@ -95,6 +96,8 @@ export interface GatewayDeps {
     adminToken?: string | undefined;
     /** The records /openapi.json's examples name (reference/); unset: built-in values. */
     referenceExamplesFile?: string | undefined;
+    /** The console's built files (apps/console/dist); unset or missing: /console answers 503. */
+    consoleDir?: string | undefined;
   };
 }
 
@@ -200,6 +203,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
   const examples = referenceExamplesFromFile({ file: settings.referenceExamplesFile, logger: deps.logger });
   app.use(docsRoutes(referenceDocument(buildOpenApiDocument(), examples, settings)));
+  app.use(consoleRoutes({ dir: settings.consoleDir }));
 
   registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
   app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", host: settings.host, logger: deps.logger }));

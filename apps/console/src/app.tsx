@@ -1,0 +1,57 @@
+import { useState } from "preact/hooks";
+import { Link } from "./link";
+import { Login } from "./login";
+import { hrefOf, navigate, useRoute, type Route } from "./router";
+import { clearSession, loadSession, saveSession, type Session } from "./session";
+import { TransactionDetail } from "./transaction-detail";
+import { TransactionsPage } from "./transactions-page";
+
+const NAV: { label: string; route: Route }[] = [{ label: "Transactions", route: { page: "transactions" } }];
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(loadSession);
+  const route = useRoute();
+
+  if (!session) {
+    return (
+      <Login
+        onLogin={(s) => {
+          saveSession(s);
+          setSession(s);
+        }}
+      />
+    );
+  }
+  const signOut = () => {
+    clearSession();
+    setSession(null);
+    navigate(hrefOf({ page: "transactions" }));
+  };
+
+  return (
+    <>
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Relay console</span>
+        <nav aria-label="Pages">
+          {NAV.map((n) => (
+            <Link href={hrefOf(n.route)} aria-current={n.route.page === route.page || (route.page === "transaction" && n.route.page === "transactions") ? "page" : undefined}>
+              {n.label}
+            </Link>
+          ))}
+        </nav>
+        <span class="project" title="Project">
+          Project <span class="mono">{session.projectId}</span>
+        </span>
+        <button type="button" class="secondary" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="content" tabIndex={-1}>
+        {route.page === "transaction" ? <TransactionDetail session={session} id={route.id} /> : <TransactionsPage session={session} />}
+      </main>
+    </>
+  );
+}

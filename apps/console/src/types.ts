@@ -1,0 +1,43 @@
+/** The parts of the API's answers the console shows (the OpenAPI document at /openapi.json has them all). */
+
+export const STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "CANCELLED", "EXPIRED"] as const;
+export type Status = (typeof STATUSES)[number];
+export const UNFINISHED: readonly Status[] = ["PENDING", "SUBMITTED", "PAUSED"];
+
+export interface TransactionSummary {
+  transactionId: string;
+  chainId: number;
+  contractAddress: string;
+  functionSignature: string;
+  status: Status;
+  from: string | null;
+  nonce: string | null;
+  hash: string | null;
+  blockNumber: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  receipt?: Record<string, string | number | null> | null;
+}
+
+export interface TransactionRecord extends TransactionSummary {
+  args: unknown;
+  history: { status: string; previousStatus: string | null; reason: string | null; at: string }[];
+  attempts: {
+    hash: string;
+    nonce: string;
+    type: number;
+    gasLimit: string;
+    maxFeePerGas: string | null;
+    maxPriorityFeePerGas: string | null;
+    gasPrice: string | null;
+    createdAt: string;
+    broadcastAt: string | null;
+    cancel: boolean;
+  }[];
+}
+
+export interface TransactionList {
+  transactions: TransactionSummary[];
+  nextCursor: string | null;
+}
