@@ -16,6 +16,9 @@ interface Filters {
   createdBefore: string;
 }
 
+/** `function spend(uint256 n)` → `spend`. */
+const callName = (signature: string): string => signature.replace(/^function\s+/, "").split("(")[0] ?? signature;
+
 const NONE: Filters = { status: "", chainId: "", fromAddress: "", createdAfter: "", createdBefore: "" };
 
 /** The list route's query for the filters; times typed in local time are sent as UTC instants. */
@@ -105,9 +108,9 @@ export function TransactionsPage(props: { session: Session }) {
                 <th scope="col">Status</th>
                 <th scope="col">Transaction</th>
                 <th scope="col">Chain</th>
-                <th scope="col">Call</th>
-                <th scope="col">Wallet</th>
-                <th scope="col">Hash</th>
+                <th scope="col" class="hide-narrow">Call</th>
+                <th scope="col" class="hide-narrow">Wallet</th>
+                <th scope="col" class="hide-narrow">Hash</th>
                 <th scope="col">Created</th>
               </tr>
             </thead>
@@ -121,13 +124,13 @@ export function TransactionsPage(props: { session: Session }) {
                     <Link href={hrefOf({ page: "transaction", id: t.transactionId })}>{t.transactionId.slice(0, 8)}</Link>
                   </td>
                   <td>{t.chainId}</td>
-                  <td class="mono" title={t.contractAddress}>
-                    {t.functionSignature.split("(")[0]}
+                  <td class="mono hide-narrow" title={t.contractAddress}>
+                    {callName(t.functionSignature)}
                   </td>
-                  <td class="mono" title={t.from ?? ""}>
+                  <td class="mono hide-narrow" title={t.from ?? ""}>
                     {short(t.from)}
                   </td>
-                  <td class="mono" title={t.hash ?? ""}>
+                  <td class="mono hide-narrow" title={t.hash ?? ""}>
                     {short(t.hash)}
                   </td>
                   <td>{time(t.createdAt)}</td>

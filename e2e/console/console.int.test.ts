@@ -1,0 +1,187 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JsonRpcProvider } from "ethers";
+import type { Page } from "playwright-core";
+import { createDatabase, createPool, type Database } from "@relay/db";
+import {
+  addChain,
+  createProcessGroup,
+  createProjectFixture,
+  createTestDatabase,
+  deployRecorder,
+  fund,
+  startAnvil,
+  testKek,
+  testQueuePrefix,
+  type AnvilInstance,
+  type DeployedRecorder,
+  type ProcessGroup,
+  type ProjectFixture,
+  type TestDatabase,
+} from "@relay/testing";
+import { buildConsole } from "../../scripts/build/console";
+import { sendTransaction } from "../support/transactions";
+import { launchChromium } from "./browser";
+
+const SCREENSHOTS = join(__dirname, "../../docs/images");
+
+/**
+ * The console (docs/console.md) in a real headless Chromium against the gateway and the tx-worker
+ * as processes, built from the sources into a folder of this test's own (CONSOLE_DIR). anvil mines
+ * only when told, so the page is seen to move from SUBMITTED to CONFIRMED without a reload.
+ */
+describe("the console in a browser", () => {
+  const kek = testKek();
+  let consoleDir: string;
+  let anvil: AnvilInstance;
+  let rpc: JsonRpcProvider;
+  let recorder: DeployedRecorder;
+  let database: TestDatabase;
+  let pool: ReturnType<typeof createPool>;
+  let db: Database;
+  let group: ProcessGroup;
+  let gatewayUrl: string;
+  let project: ProjectFixture;
+  let other: ProjectFixture;
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+  beforeAll(async () => {
+    consoleDir = mkdtempSync(join(tmpdir(), "console-dist-"));
+    await buildConsole(consoleDir);
+    anvil = await startAnvil({ chainId: 31_913 });
+    recorder = await deployRecorder(anvil.rpcUrl);
+    rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    // The webhook dispatcher takes every project's events: a database of this test's own.
+    database = await createTestDatabase({ migrate: true });
+    pool = createPool({ url: database.url, poolSize: 4 });
+    db = createDatabase({ pool });
+    await addChain(db, anvil, { stuckAfterSeconds: 600 });
+    project = await createProjectFixture(db, kek);
+    other = await createProjectFixture(db, kek);
+    await fund(anvil.rpcUrl, [project.wallets[0]!.address]);
+    await rpc.send("evm_setAutomine", [false]);
+    group = createProcessGroup({ databaseUrl: database.url, queuePrefix: testQueuePrefix("console"), kek });
+    gatewayUrl = (await group.startGateway({ env: { CONSOLE_DIR: consoleDir } })).url;
+    await group.startTxWorker("tx-worker");
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await group?.stopAll();
+    await db?.$disconnect();
+    if (pool && !pool.ended) await pool.end();
+    await database?.drop();
+    rpc?.destroy();
+    recorder?.provider.destroy();
+    await anvil?.stop();
+    if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+  });
+
+  const logIn = async (page: Page, who: ProjectFixture): Promise<void> => {
+    await page.goto(`${gatewayUrl}/console/`);
+    await page.getByLabel("Project id").fill(who.projectId);
+    await page.getByLabel("API key").fill(who.apiKey);
+    await page.getByRole("button", { name: "Open" }).click();
+    await page.getByRole("heading", { name: "Transactions" }).waitFor();
+  };
+
+  const spend = (n: number) => ({ projectId: project.projectId, chainId: anvil.chainId, contractAddress: recorder.address, functionSignature: "spend(uint256 n)", args: { n } });
+
+  it("logs in with a key, shows a transaction sent through the API reach CONFIRMED without a reload, and its detail", async () => {
+    const page = await browser.context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") pageErrors.push(m.text());
+    });
+    page.on("response", (r) => {
+      if (r.status() >= 400) pageErrors.push(`${r.status()} ${r.url()}`);
+    });
+    await logIn(page, project);
+    // A mark on this document: gone if the page were loaded again.
+    await page.evaluate(() => ((window as unknown as { consoleMark: number }).consoleMark = 7));
+
+    const sent = await sendTransaction(gatewayUrl, project.apiKey, spend(3));
+    expect(sent.status).toBe(200);
+    const id = sent.body.transactionId!;
+    const row = page.locator(`tr[data-transaction-id="${id}"]`);
+    await row.and(page.locator('[data-status="SUBMITTED"]')).waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(SCREENSHOTS, "console-transactions-submitted.png") });
+    await rpc.send("evm_mine", []);
+    await row.and(page.locator('[data-status="CONFIRMED"]')).waitFor({ timeout: 30_000 });
+    expect(await row.locator(".badge").textContent()).toBe("CONFIRMED");
+    expect(await page.evaluate(() => (window as unknown as { consoleMark?: number }).consoleMark)).toBe(7);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-transactions.png") });
+
+    // Filters: the list route's, applied by the page.
+    await page.getByLabel("Status").selectOption("REVERTED");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.getByText("No transactions match.").waitFor();
+    await page.getByRole("button", { name: "Clear" }).click();
+    await row.waitFor();
+
+    // The detail: timeline, the attempt with its nonce and hash, the receipt; nothing left to cancel.
+    await row.getByRole("link").click();
+    await page.getByRole("heading", { name: /Transaction/ }).waitFor();
+    await page.getByRole("heading", { name: "Receipt" }).waitFor();
+    await page.getByText("gasUsed").waitFor();
+    const timeline = await page.locator("ol.timeline .badge").allTextContents();
+    expect(timeline).toEqual(["PENDING", "SUBMITTED", "CONFIRMED"]);
+    const record = (await (await fetch(`${gatewayUrl}/transact/project/${project.projectId}/transactions/${id}`, { headers: { authorization: `Bearer ${project.apiKey}` } })).json()) as { hash: string; nonce: string };
+    await page.locator("td.mono", { hasText: record.hash }).waitFor();
+    expect(await page.getByRole("button", { name: "Cancel" }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Speed up" }).isDisabled()).toBe(true);
+    expect(page.url()).toBe(`${gatewayUrl}/console/transactions/${id}`);
+    expect(await page.evaluate(() => (window as unknown as { consoleMark?: number }).consoleMark)).toBe(7);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-transaction.png"), fullPage: true });
+
+    // The key is never in the page, and only in this tab's sessionStorage.
+    expect(await page.content()).not.toContain(project.apiKey);
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(project.apiKey);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("cancels a transaction that is still SUBMITTED from its page", async () => {
+    const page = await browser.context.newPage();
+    await logIn(page, project);
+    const sent = await sendTransaction(gatewayUrl, project.apiKey, spend(4));
+    const id = sent.body.transactionId!;
+    await page.goto(`${gatewayUrl}/console/transactions/${id}`);
+    await page.locator('[data-testid="detail-status"]', { hasText: "SUBMITTED" }).waitFor({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("status").filter({ hasText: "Cancel: requested" }).waitFor();
+    // The cancel's attempt appears on the page once the worker has sent it; then a block takes it.
+    await page.locator("td.mono", { hasText: "(cancel)" }).waitFor({ timeout: 30_000 });
+    await rpc.send("evm_mine", []);
+    await page.locator('[data-testid="detail-status"]', { hasText: "CANCELLED" }).waitFor({ timeout: 30_000 });
+    await page.close();
+  });
+
+  it("shows a second project's key only that project's transactions", async () => {
+    const page = await browser.context.newPage();
+    await logIn(page, other);
+    await page.getByText("No transactions match.").waitFor();
+    const mine = await sendTransaction(gatewayUrl, project.apiKey, spend(5));
+    // The first project's transaction asked for within its own project: the API has none, said as is.
+    await page.goto(`${gatewayUrl}/console/transactions/${mine.body.transactionId}`);
+    await page.getByRole("alert").waitFor();
+    expect(await page.locator("tr[data-transaction-id]").count()).toBe(0);
+    await page.goto(`${gatewayUrl}/console/`);
+    await page.getByText("No transactions match.").waitFor();
+    await page.close();
+  });
+
+  it("fits a phone's screen", async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await logIn(page, project);
+    await page.locator("tr[data-transaction-id]").first().waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-phone.png") });
+    await page.close();
+  });
+});
