@@ -347,6 +347,12 @@ describe("npm start (the quick start)", () => {
         expect(ignoreLines.some((line) => [".dev", ".dev/", "/.dev", "/.dev/"].includes(line))).toBe(true);
         expect(ignoreLines.filter((line) => /^!\/?\.dev\b/.test(line))).toEqual([]);
 
+        // The console's address, and the console there (built by the quick start's `pnpm build`).
+        const consoleUrl = /^ {2}Console:\s+(http:\S+)/m.exec(output)?.[1];
+        expect(consoleUrl).toBe(`http://127.0.0.1:${port}/console`);
+        const consolePage = await fetch(consoleUrl as string, { signal: AbortSignal.timeout(15_000) });
+        expect({ status: consolePage.status, html: await consolePage.text() }).toEqual({ status: 200, html: expect.stringContaining("/console/assets/console.js") });
+
         // The wallet is funded on the local chain the quick start runs.
         const balance = await rpc(`http://127.0.0.1:${anvilPort}`, "eth_getBalance", [wallet, "latest"]);
         expect(BigInt(balance as string)).toBeGreaterThan(0n);
