@@ -22,6 +22,7 @@ import {
 } from "@relay/testing";
 import { buildConsole } from "../../scripts/build/console";
 import { sendTransaction } from "../support/transactions";
+import { receiver } from "../support/webhook-receiver";
 import { launchChromium } from "./browser";
 
 const SCREENSHOTS = join(__dirname, "../../docs/images");
@@ -64,6 +65,7 @@ describe("the console in a browser", () => {
     group = createProcessGroup({ databaseUrl: database.url, queuePrefix: testQueuePrefix("console"), kek });
     gatewayUrl = (await group.startGateway({ env: { CONSOLE_DIR: consoleDir } })).url;
     await group.startTxWorker("tx-worker");
+    await group.startWorker("webhook-worker", "webhook-worker");
     browser = await launchChromium();
   }, 120_000);
 
@@ -172,6 +174,48 @@ describe("the console in a browser", () => {
     await page.goto(`${gatewayUrl}/console/`);
     await page.getByText("No transactions match.").waitFor();
     await page.close();
+  });
+
+  it("marks a receiver that answers 500 in red with its status code, and a healthy one not", async () => {
+    const failing = await receiver({ answers: Array.from({ length: 50 }, () => 500) });
+    const healthy = await receiver();
+    try {
+      const register = async (url: string) => {
+        const res = await fetch(`${gatewayUrl}/webhook/project/${project.projectId}/eventCallback`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${project.apiKey}`, "content-type": "application/json" },
+          body: JSON.stringify({ callbackURL: url, eventType: "TransactionStatusChange" }),
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { id: string; secret: string }).id;
+      };
+      const bad = await register(failing.url);
+      const good = await register(healthy.url);
+      await sendTransaction(gatewayUrl, project.apiKey, spend(6));
+
+      const page = await browser.context.newPage();
+      await logIn(page, project);
+      await page.getByRole("link", { name: "Event callbacks" }).click();
+      await page.getByRole("heading", { name: "Event callbacks" }).waitFor();
+      const badCard = page.locator(`article[data-callback-id="${bad}"]`);
+      await badCard.locator(".failing-flag", { hasText: "500" }).waitFor({ timeout: 30_000 });
+      expect(await badCard.getAttribute("data-failing")).toBe("true");
+      const code = badCard.locator("td.status-code").first();
+      expect(await code.textContent()).toBe("500");
+      // Red: the row's colour is the failing one, not the text's default.
+      expect(await code.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(207, 34, 46)");
+      const goodCard = page.locator(`article[data-callback-id="${good}"]`);
+      await goodCard.locator("td.status-code", { hasText: "200" }).first().waitFor({ timeout: 30_000 });
+      expect(await goodCard.getAttribute("data-failing")).toBe("false");
+      expect(await goodCard.locator("td.status-code").first().evaluate((el) => getComputedStyle(el).color)).not.toBe("rgb(207, 34, 46)");
+      // The secrets the registrations answered with are nowhere on the page.
+      expect(await page.content()).not.toMatch(/whsec_/);
+      await page.screenshot({ path: join(SCREENSHOTS, "console-callbacks.png"), fullPage: true });
+      await page.close();
+    } finally {
+      await failing.close();
+      await healthy.close();
+    }
   });
 
   it("fits a phone's screen", async () => {

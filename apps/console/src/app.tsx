@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { CallbacksPage } from "./callbacks-page";
 import { Link } from "./link";
 import { Login } from "./login";
 import { hrefOf, navigate, useRoute, type Route } from "./router";
@@ -6,7 +7,10 @@ import { clearSession, loadSession, saveSession, type Session } from "./session"
 import { TransactionDetail } from "./transaction-detail";
 import { TransactionsPage } from "./transactions-page";
 
-const NAV: { label: string; route: Route }[] = [{ label: "Transactions", route: { page: "transactions" } }];
+const NAV: { label: string; route: Route }[] = [
+  { label: "Transactions", route: { page: "transactions" } },
+  { label: "Event callbacks", route: { page: "callbacks" } },
+];
 
 export function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
@@ -50,7 +54,13 @@ export function App() {
         </button>
       </header>
       <main id="content" tabIndex={-1}>
-        {route.page === "transaction" ? <TransactionDetail session={session} id={route.id} /> : <TransactionsPage session={session} />}
+        {route.page === "transaction" ? (
+          <TransactionDetail session={session} id={route.id} />
+        ) : route.page === "callbacks" ? (
+          <CallbacksPage session={session} />
+        ) : (
+          <TransactionsPage session={session} />
+        )}
       </main>
     </>
   );

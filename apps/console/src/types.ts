@@ -41,3 +41,20 @@ export interface TransactionList {
   transactions: TransactionSummary[];
   nextCursor: string | null;
 }
+
+/** One delivery attempt as GET …/eventCallbacks gives it (responseStatus 0: no HTTP answer). */
+export interface CallbackStat {
+  createdAt: string;
+  responseStatus: number;
+  data: { eventId?: string; deliveryId?: string; attempt?: number; durationMs?: number; error?: string } | null;
+}
+
+export interface EventCallback {
+  id: string;
+  callbackURL: string;
+  eventType: string;
+  disabled: boolean;
+  disabledReason: string | null;
+  /** Newest first. */
+  stats: CallbackStat[];
+}
