@@ -28,6 +28,9 @@ interface Seeded {
   callbackIds: string[];
 }
 
+/** The operator's token: reads (GET) of any project's routes, nothing else (docs/console.md). */
+const ADMIN_TOKEN = "security-test-admin-token-0123456789";
+
 describe("security: keys × projects × routes, limits and secrets", () => {
   let h: Harness;
   let database: TestDatabase;
@@ -85,7 +88,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrate: true });
-    h = await startHarness("security", { signTimeoutMs: 1500 }, { databaseUrl: database.url });
+    h = await startHarness("security", { signTimeoutMs: 1500, adminToken: ADMIN_TOKEN }, { databaseUrl: database.url });
     await createChainRepository(h.db).upsert({ chainId: BigInt(CHAIN_ID), name: "security", rpcUrls: ["http://127.0.0.1:9"], confirmations: 1, lowBalanceThresholdWei: 0n, blockTimeMs: 1000, stuckAfterSeconds: 30 });
     a = await seed();
     b = await seed();
@@ -265,6 +268,55 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     expect(await rows()).toEqual(before);
   });
 
+  it("lets ADMIN_TOKEN read both projects through every GET route, and refuses it (403) on every route that changes something", async () => {
+    const reads = (p: Seeded, typed: string) => {
+      const P = p.fixture.projectId;
+      return [
+        `/wallet/project/${P}/signatures/${p.signatureId}`,
+        `/transact/project/${P}/transactions/${p.transactionId}`,
+        `/transact/project/${P}/transactions?status=PENDING`,
+        `/transact/project/${P}/policy`,
+        `/webhook/project/${P}/eventCallbacks`,
+        `/funding/project/${P}/transactions`,
+        `/wallet/project/${P}/wallets`,
+        `/wallet/project/${P}/request/${p.transactionId}`,
+        `/wallet/project/${P}/requests?search=${p.transactionId}`,
+        `/wallet/project/${P}/transactions`,
+        `/wallet/project/${P}/transactionStats`,
+        `/wallet/project/${P}/signature/${typed}`,
+        `/wallet/project/${P}/signatures`,
+        `/wallet/project/${P}/personalSignature/${p.signatureId}`,
+        `/wallet/project/${P}/personalSignatures`,
+      ];
+    };
+    const paths = [...reads(a, typedA), ...reads(b, typedB)];
+    const answered = await Promise.all(paths.map(async (path) => ({ path, status: (await call("GET", path, ADMIN_TOKEN)).status })));
+    expect(answered).toEqual(paths.map((path) => ({ path, status: 200 })));
+    const list = await call("GET", `/transact/project/${b.fixture.projectId}/transactions`, ADMIN_TOKEN);
+    expect((list.body.transactions as { transactionId: string }[]).map((t) => t.transactionId)).toContain(b.transactionId);
+
+    const B = b.fixture.projectId;
+    const before = await rows();
+    const writes = [
+      await call("POST", `/wallet/project/${B}/personalSign`, ADMIN_TOKEN, { signerAddress: b.fixture.wallets[0]!.address, message: "x" }),
+      await call("POST", "/transact/sendTransaction", ADMIN_TOKEN, { projectId: B, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
+      await call("POST", `/webhook/project/${B}/eventCallback`, ADMIN_TOKEN, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/rotateSecret`, ADMIN_TOKEN),
+      await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}`, ADMIN_TOKEN),
+      await call("POST", "/wallet/create", ADMIN_TOKEN, { projectId: B, chainId: CHAIN_ID }),
+      await call("POST", "/wallet/toggleIsActive", ADMIN_TOKEN, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
+      await call("POST", "/wallet/retire", ADMIN_TOKEN, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
+      await call("POST", `/wallet/project/${B}/signTypedData`, ADMIN_TOKEN, typedData(b.fixture.wallets[0]!.address)),
+      await call("POST", `/transact/project/${B}/transactions/${b.transactionId}/cancel`, ADMIN_TOKEN),
+      await call("POST", `/transact/project/${B}/transactions/${b.transactionId}/speedUp`, ADMIN_TOKEN),
+      await call("POST", "/transact/call", ADMIN_TOKEN, { chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
+    ];
+    expect(writes.map((r) => r.status)).toEqual(writes.map(() => 403));
+    expect(await rows()).toEqual(before);
+    // Not a key: a token that is not exactly ADMIN_TOKEN is an unknown key.
+    expect((await call("GET", `/transact/project/${B}/transactions`, `${ADMIN_TOKEN}0`)).status).toBe(401);
+  });
+
   it("refuses to sign with project B's wallet through project A, and B's signatureId used through A is A's own, revealing nothing of B", async () => {
     const key = a.fixture.apiKey;
     const path = `/wallet/project/${a.fixture.projectId}/personalSign`;
@@ -347,10 +399,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
 
   it("keeps API keys, webhook secrets, private keys and both KEKs out of logs, out of Redis, and out of every answer but the one that hands a secret out", async () => {
     const bytes = (k: Harness["kek"]) => [...k.keys.values()].map((key) => Buffer.from(key)).flatMap((key) => [key.toString("hex"), key.toString("base64"), key.toString("base64url")]);
-    const tokens = [a.fixture.apiKey, b.fixture.apiKey, revokedToken];
+    const tokens = [a.fixture.apiKey, b.fixture.apiKey, revokedToken, ADMIN_TOKEN];
     const secrets = [
       ...tokens,
-      ...tokens.map((t) => parseApiKey(t)!.secret),
+      ...tokens.flatMap((t) => parseApiKey(t)?.secret ?? []),
       ...[a.privateKey, b.privateKey].flatMap((k) => [k, k.slice(2), Buffer.from(k.slice(2), "hex").toString("base64")]),
       ...bytes(h.kek),
       ...bytes(h.webhookKeyring),

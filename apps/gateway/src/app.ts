@@ -121,7 +121,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     underAreas(
       ["/wallet", "/transact", "/webhook", "/funding"],
-      authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
+      authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs, operatorToken: settings.adminToken }),
       rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
     ),
   );

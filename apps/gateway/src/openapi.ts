@@ -47,12 +47,13 @@ export function buildOpenApiDocument(): object {
   const bearer = registry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "API key created with the admin CLI (`npm run relay -- keys create`)",
+    description:
+      "API key created with the admin CLI (`npm run relay -- keys create`). The operator's ADMIN_TOKEN, where the relay sets one, is accepted too on the GET routes of any project (the console's operator view, docs/console.md); on any other route it is a 403",
   });
   const secured = [{ [bearer.name]: [] }];
   const common = {
     401: json(errorBody, "Missing, unknown or revoked API key"),
-    403: json(errorBody, "The API key belongs to another project, lacks the scope this route needs, or is used from an address outside its IP allowlist (docs/policies.md)"),
+    403: json(errorBody, "The API key belongs to another project, lacks the scope this route needs, or is used from an address outside its IP allowlist (docs/policies.md); or ADMIN_TOKEN was sent to a route that changes something (it only reads)"),
     413: json(errorBody, "Request body too large"),
     // Any request with a body, even one the route ignores, is read first.
     415: json(errorBody, "Content-Type charset or Content-Encoding that is not supported (UTF-8 JSON; gzip, deflate or br)"),
