@@ -26,6 +26,7 @@ import { receiver } from "../support/webhook-receiver";
 import { launchChromium } from "./browser";
 
 const SCREENSHOTS = join(__dirname, "../../docs/images");
+const ADMIN_TOKEN = "console-test-operator-token-0123456789";
 
 /**
  * The console (docs/console.md) in a real headless Chromium against the gateway and the tx-worker
@@ -63,7 +64,7 @@ describe("the console in a browser", () => {
     await fund(anvil.rpcUrl, [project.wallets[0]!.address]);
     await rpc.send("evm_setAutomine", [false]);
     group = createProcessGroup({ databaseUrl: database.url, queuePrefix: testQueuePrefix("console"), kek });
-    gatewayUrl = (await group.startGateway({ env: { CONSOLE_DIR: consoleDir } })).url;
+    gatewayUrl = (await group.startGateway({ env: { CONSOLE_DIR: consoleDir, ADMIN_TOKEN } })).url;
     await group.startTxWorker("tx-worker");
     await group.startWorker("webhook-worker", "webhook-worker");
     browser = await launchChromium();
@@ -81,10 +82,10 @@ describe("the console in a browser", () => {
     if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
   });
 
-  const logIn = async (page: Page, who: ProjectFixture): Promise<void> => {
+  const logIn = async (page: Page, who: ProjectFixture, token = who.apiKey): Promise<void> => {
     await page.goto(`${gatewayUrl}/console/`);
     await page.getByLabel("Project id").fill(who.projectId);
-    await page.getByLabel("API key").fill(who.apiKey);
+    await page.getByLabel("API key or admin token").fill(token);
     await page.getByRole("button", { name: "Open" }).click();
     await page.getByRole("heading", { name: "Transactions" }).waitFor();
   };
@@ -216,6 +217,22 @@ describe("the console in a browser", () => {
       await failing.close();
       await healthy.close();
     }
+  });
+
+  it("opens any project, read only, with the operator's ADMIN_TOKEN", async () => {
+    const page = await browser.context.newPage();
+    await logIn(page, other, ADMIN_TOKEN);
+    await page.getByText("No transactions match.").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await logIn(page, project, ADMIN_TOKEN);
+    const first = page.locator("tr[data-transaction-id]").first();
+    await first.waitFor();
+    await page.getByText("Operator (read only)").waitFor();
+    await first.getByRole("link").click();
+    await page.getByText("The admin token reads only").waitFor();
+    expect(await page.getByRole("button", { name: "Cancel" }).isDisabled()).toBe(true);
+    expect(await page.content()).not.toContain(ADMIN_TOKEN);
+    await page.close();
   });
 
   it("fits a phone's screen", async () => {

@@ -3,7 +3,7 @@ import { CallbacksPage } from "./callbacks-page";
 import { Link } from "./link";
 import { Login } from "./login";
 import { hrefOf, navigate, useRoute, type Route } from "./router";
-import { clearSession, loadSession, saveSession, type Session } from "./session";
+import { clearSession, isOperator, loadSession, saveSession, type Session } from "./session";
 import { TransactionDetail } from "./transaction-detail";
 import { TransactionsPage } from "./transactions-page";
 
@@ -47,7 +47,7 @@ export function App() {
           ))}
         </nav>
         <span class="project" title="Project">
-          Project <span class="mono">{session.projectId}</span>
+          {isOperator(session) ? "Operator (read only) · " : ""}Project <span class="mono">{session.projectId}</span>
         </span>
         <button type="button" class="secondary" onClick={signOut}>
           Sign out

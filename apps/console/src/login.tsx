@@ -32,13 +32,16 @@ export function Login(props: { onLogin: (session: Session) => void }) {
     <main class="login">
       <h1>Relay console</h1>
       <form onSubmit={submit} aria-describedby="login-help">
-        <p id="login-help">Open a project with one of its API keys. The key stays in this tab only and is sent to the relay as a Bearer token.</p>
+        <p id="login-help">
+          Open a project with one of its API keys, or any project with the operator's ADMIN_TOKEN (read only). The key stays in this tab only and is sent to the relay as a Bearer
+          token.
+        </p>
         <label>
           Project id
           <input name="projectId" required autoComplete="off" spellcheck={false} value={projectId} onInput={(e) => setProjectId(e.currentTarget.value)} />
         </label>
         <label>
-          API key
+          API key or admin token
           <input name="token" type="password" required autoComplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} />
         </label>
         <button type="submit" disabled={busy}>

@@ -27,3 +27,6 @@ export function saveSession(session: Session): void {
 export function clearSession(): void {
   sessionStorage.removeItem(KEY);
 }
+
+/** An API key has the `rk_` form; anything else a user opens the console with is the operator's ADMIN_TOKEN, which only reads. */
+export const isOperator = (session: Session): boolean => !session.token.startsWith("rk_");

@@ -3,7 +3,7 @@ import { api, ApiError, projectPath } from "./api";
 import { gwei, time } from "./format";
 import { Link } from "./link";
 import { hrefOf } from "./router";
-import type { Session } from "./session";
+import { isOperator, type Session } from "./session";
 import { StatusBadge } from "./status-badge";
 import { UNFINISHED, type TransactionRecord } from "./types";
 import { usePoll } from "./use-poll";
@@ -31,6 +31,8 @@ export function TransactionDetail(props: { session: Session; id: string }) {
   };
 
   const t = tx.data;
+  // The admin token only reads (the API answers 403): the buttons are for a project's key.
+  const readOnly = isOperator(session);
   return (
     <section aria-labelledby="detail-title">
       <p>
@@ -73,12 +75,13 @@ export function TransactionDetail(props: { session: Session; id: string }) {
             )}
           </dl>
           <div class="actions">
-            <button type="button" disabled={!UNFINISHED.includes(t.status)} onClick={() => void control("cancel")}>
+            <button type="button" disabled={readOnly || !UNFINISHED.includes(t.status)} onClick={() => void control("cancel")}>
               Cancel
             </button>
-            <button type="button" disabled={t.status !== "SUBMITTED"} onClick={() => void control("speedUp")}>
+            <button type="button" disabled={readOnly || t.status !== "SUBMITTED"} onClick={() => void control("speedUp")}>
               Speed up
             </button>
+            {readOnly && <span class="reason">The admin token reads only: open the project with its API key to cancel or speed up.</span>}
             {notice && (
               <span role="status" class={notice.ok ? "ok-text" : "error"}>
                 {notice.text}
