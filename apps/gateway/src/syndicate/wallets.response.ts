@@ -16,6 +16,7 @@ export function toWalletResponse(row: WalletChainRow) {
     backend: row.backend,
     ...(row.confirmedCount === undefined ? {} : { txCount: row.confirmedCount }),
     ...(row.balanceWei === undefined || row.balanceWei === null ? {} : { balance: row.balanceWei.toString() }),
+    ...(row.lowBalance === undefined || row.lowBalance === null ? {} : { lowBalance: row.lowBalance }),
   };
 }
 

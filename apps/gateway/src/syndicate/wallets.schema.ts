@@ -83,6 +83,10 @@ export const walletWithDataResponse = walletResponse
       .string()
       .optional()
       .meta({ description: "Wei, as the relay last read it (withData); absent until the relay has read it (within a minute of the wallet's creation)" }),
+    lowBalance: z
+      .boolean()
+      .optional()
+      .meta({ description: "Whether that balance was below the chain's low-balance threshold (a WalletBalanceLow event was sent when it fell there; withData, relay field); absent like balance" }),
   })
   .meta({ id: "WalletWithTxCountAndBalance" });
 

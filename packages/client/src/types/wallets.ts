@@ -47,6 +47,8 @@ export interface Wallet {
 export interface WalletWithData extends Wallet {
   txCount?: number;
   balance?: string;
+  /** Below the chain's low-balance threshold when the relay last read it (relay field). */
+  lowBalance?: boolean;
 }
 
 export type FundingStatus = "PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED";
