@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { JsonRpcProvider } from "ethers";
 import type { Page } from "playwright-core";
 import { createDatabase, createPool, type Database } from "@relay/db";
+import { createProducer, createRedis, type Redis } from "@relay/queue";
 import {
   addChain,
   createProcessGroup,
   createProjectFixture,
   createTestDatabase,
+  deleteRedisKeys,
   deployRecorder,
   fund,
   startAnvil,
@@ -27,6 +29,9 @@ import { launchChromium } from "./browser";
 
 const SCREENSHOTS = join(__dirname, "../../docs/images");
 const ADMIN_TOKEN = "console-test-operator-token-0123456789";
+// Page-side code is given as text, or reaches the page's globals through globalThis: the tests
+// are type-checked without the DOM's types.
+const COLOUR = (el: unknown): string => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color;
 
 /**
  * The console (docs/console.md) in a real headless Chromium against the gateway and the tx-worker
@@ -47,6 +52,8 @@ describe("the console in a browser", () => {
   let project: ProjectFixture;
   let other: ProjectFixture;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
+  let prefix: string;
+  let redis: Redis;
 
   beforeAll(async () => {
     consoleDir = mkdtempSync(join(tmpdir(), "console-dist-"));
@@ -58,12 +65,15 @@ describe("the console in a browser", () => {
     database = await createTestDatabase({ migrate: true });
     pool = createPool({ url: database.url, poolSize: 4 });
     db = createDatabase({ pool });
-    await addChain(db, anvil, { stuckAfterSeconds: 600 });
+    // A threshold the funded wallet is above and the other project's empty one below.
+    await addChain(db, anvil, { stuckAfterSeconds: 600, lowBalanceThresholdWei: 10n ** 17n });
     project = await createProjectFixture(db, kek);
     other = await createProjectFixture(db, kek);
     await fund(anvil.rpcUrl, [project.wallets[0]!.address]);
     await rpc.send("evm_setAutomine", [false]);
-    group = createProcessGroup({ databaseUrl: database.url, queuePrefix: testQueuePrefix("console"), kek });
+    prefix = testQueuePrefix("console");
+    redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", "producer");
+    group = createProcessGroup({ databaseUrl: database.url, queuePrefix: prefix, kek });
     gatewayUrl = (await group.startGateway({ env: { CONSOLE_DIR: consoleDir, ADMIN_TOKEN } })).url;
     await group.startTxWorker("tx-worker");
     await group.startWorker("webhook-worker", "webhook-worker");
@@ -73,6 +83,10 @@ describe("the console in a browser", () => {
   afterAll(async () => {
     await browser?.close();
     await group?.stopAll();
+    if (redis) {
+      await deleteRedisKeys(redis, prefix);
+      await redis.quit();
+    }
     await db?.$disconnect();
     if (pool && !pool.ended) await pool.end();
     await database?.drop();
@@ -104,7 +118,7 @@ describe("the console in a browser", () => {
     });
     await logIn(page, project);
     // A mark on this document: gone if the page were loaded again.
-    await page.evaluate(() => ((window as unknown as { consoleMark: number }).consoleMark = 7));
+    await page.evaluate("window.consoleMark = 7");
 
     const sent = await sendTransaction(gatewayUrl, project.apiKey, spend(3));
     expect(sent.status).toBe(200);
@@ -115,7 +129,7 @@ describe("the console in a browser", () => {
     await rpc.send("evm_mine", []);
     await row.and(page.locator('[data-status="CONFIRMED"]')).waitFor({ timeout: 30_000 });
     expect(await row.locator(".badge").textContent()).toBe("CONFIRMED");
-    expect(await page.evaluate(() => (window as unknown as { consoleMark?: number }).consoleMark)).toBe(7);
+    expect(await page.evaluate("window.consoleMark")).toBe(7);
     await page.screenshot({ path: join(SCREENSHOTS, "console-transactions.png") });
 
     // Filters: the list route's, applied by the page.
@@ -137,12 +151,12 @@ describe("the console in a browser", () => {
     expect(await page.getByRole("button", { name: "Cancel" }).isDisabled()).toBe(true);
     expect(await page.getByRole("button", { name: "Speed up" }).isDisabled()).toBe(true);
     expect(page.url()).toBe(`${gatewayUrl}/console/transactions/${id}`);
-    expect(await page.evaluate(() => (window as unknown as { consoleMark?: number }).consoleMark)).toBe(7);
+    expect(await page.evaluate("window.consoleMark")).toBe(7);
     await page.screenshot({ path: join(SCREENSHOTS, "console-transaction.png"), fullPage: true });
 
     // The key is never in the page, and only in this tab's sessionStorage.
     expect(await page.content()).not.toContain(project.apiKey);
-    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(project.apiKey);
+    expect(await page.evaluate("JSON.stringify(localStorage)")).not.toContain(project.apiKey);
     expect(pageErrors).toEqual([]);
     await page.close();
   });
@@ -204,11 +218,11 @@ describe("the console in a browser", () => {
       const code = badCard.locator("td.status-code").first();
       expect(await code.textContent()).toBe("500");
       // Red: the row's colour is the failing one, not the text's default.
-      expect(await code.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(207, 34, 46)");
+      expect(await code.evaluate(COLOUR)).toBe("rgb(207, 34, 46)");
       const goodCard = page.locator(`article[data-callback-id="${good}"]`);
       await goodCard.locator("td.status-code", { hasText: "200" }).first().waitFor({ timeout: 30_000 });
       expect(await goodCard.getAttribute("data-failing")).toBe("false");
-      expect(await goodCard.locator("td.status-code").first().evaluate((el) => getComputedStyle(el).color)).not.toBe("rgb(207, 34, 46)");
+      expect(await goodCard.locator("td.status-code").first().evaluate(COLOUR)).not.toBe("rgb(207, 34, 46)");
       // The secrets the registrations answered with are nowhere on the page.
       expect(await page.content()).not.toMatch(/whsec_/);
       await page.screenshot({ path: join(SCREENSHOTS, "console-callbacks.png"), fullPage: true });
@@ -217,6 +231,37 @@ describe("the console in a browser", () => {
       await failing.close();
       await healthy.close();
     }
+  });
+
+  it("shows each wallet's balance, low-balance state, next nonce and transactions in flight", async () => {
+    // The scheduled balance check (once a minute), run now.
+    const producer = createProducer({ connection: redis, prefix });
+    await producer.enqueue("checkBalances", { v: 1 });
+    await producer.close();
+    const wallet = project.wallets[0]!.address;
+    const unfinished = (await (
+      await fetch(`${gatewayUrl}/transact/project/${project.projectId}/transactions?status=PENDING,SUBMITTED,PAUSED&limit=100`, { headers: { authorization: `Bearer ${project.apiKey}` } })
+    ).json()) as { transactions: unknown[] };
+    expect(unfinished.transactions.length).toBeGreaterThan(0);
+
+    const page = await browser.context.newPage();
+    await logIn(page, project);
+    await page.getByRole("link", { name: "Wallets" }).click();
+    const row = page.locator(`tr[data-wallet="${wallet}"]`);
+    await row.getByText(/ETH$/).waitFor({ timeout: 30_000 });
+    expect(await row.getAttribute("data-low")).toBe("false");
+    expect(await row.locator(".in-flight").textContent()).toBe(String(unfinished.transactions.length));
+    await page.screenshot({ path: join(SCREENSHOTS, "console-wallets.png") });
+
+    // The other project's wallet was never funded: below the chain's threshold, marked low.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await logIn(page, other);
+    await page.getByRole("link", { name: "Wallets" }).click();
+    const empty = page.locator(`tr[data-wallet="${other.wallets[0]!.address}"]`);
+    await empty.locator(".low-flag").waitFor({ timeout: 30_000 });
+    expect(await empty.getAttribute("data-low")).toBe("true");
+    expect(await empty.getByText("0 ETH").count()).toBe(1);
+    await page.close();
   });
 
   it("opens any project, read only, with the operator's ADMIN_TOKEN", async () => {
@@ -240,7 +285,7 @@ describe("the console in a browser", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await logIn(page, project);
     await page.locator("tr[data-transaction-id]").first().waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth");
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SCREENSHOTS, "console-phone.png") });
     await page.close();

@@ -6,9 +6,11 @@ import { hrefOf, navigate, useRoute, type Route } from "./router";
 import { clearSession, isOperator, loadSession, saveSession, type Session } from "./session";
 import { TransactionDetail } from "./transaction-detail";
 import { TransactionsPage } from "./transactions-page";
+import { WalletsPage } from "./wallets-page";
 
 const NAV: { label: string; route: Route }[] = [
   { label: "Transactions", route: { page: "transactions" } },
+  { label: "Wallets", route: { page: "wallets" } },
   { label: "Event callbacks", route: { page: "callbacks" } },
 ];
 
@@ -58,6 +60,8 @@ export function App() {
           <TransactionDetail session={session} id={route.id} />
         ) : route.page === "callbacks" ? (
           <CallbacksPage session={session} />
+        ) : route.page === "wallets" ? (
+          <WalletsPage session={session} />
         ) : (
           <TransactionsPage session={session} />
         )}

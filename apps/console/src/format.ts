@@ -13,3 +13,12 @@ export function gwei(wei: string | null | undefined): string {
   const frac = (n % 1_000_000_000n).toString().padStart(9, "0").replace(/0+$/, "");
   return `${whole}${frac ? `.${frac}` : ""} gwei`;
 }
+
+/** Wei as ether, exact to 6 decimals (rounded down) without floating point. */
+export function ether(wei: string | null | undefined): string {
+  if (!wei) return "—";
+  const n = BigInt(wei);
+  const whole = n / 10n ** 18n;
+  const frac = ((n % 10n ** 18n) / 10n ** 12n).toString().padStart(6, "0").replace(/0+$/, "");
+  return `${whole}${frac ? `.${frac}` : ""} ETH`;
+}

@@ -58,3 +58,28 @@ export interface EventCallback {
   /** Newest first. */
   stats: CallbackStat[];
 }
+
+/** A wallet on one chain, GET …/wallets?withData=true. */
+export interface WalletRow {
+  walletId: string;
+  walletAddress: string;
+  chainId: number;
+  /** The next nonce the relay hands out on this chain. */
+  nonce: number;
+  isActive: boolean;
+  retiredAt: string | null;
+  txCount?: number;
+  balance?: string;
+  lowBalance?: boolean;
+}
+
+export interface TopUp {
+  id: string;
+  createdAt: string;
+  chainId: number;
+  fromAddress: string;
+  toAddress: string;
+  amount: string;
+  hash: string;
+  status: string;
+}
