@@ -280,6 +280,33 @@ describe("the console in a browser", () => {
     await page.close();
   });
 
+  it("is used with the keyboard alone: skip link first, then the pages' links, a transaction opened with Enter", async () => {
+    await sendTransaction(gatewayUrl, project.apiKey, spend(7));
+    const page = await browser.context.newPage();
+    await logIn(page, project);
+    await page.locator("tr[data-transaction-id]").first().waitFor();
+    const focused = () => page.evaluate("document.activeElement && document.activeElement.textContent.trim()");
+    await page.locator("body").focus();
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Skip to content");
+    // The focus ring is drawn (outline from :focus-visible), not left to the browser's default.
+    expect(await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).toBe("solid");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Transactions");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Wallets");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Wallets" }).waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { name: "Transactions" }).waitFor();
+    const link = page.locator("tr[data-transaction-id] a").first();
+    const id = await link.textContent();
+    await link.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: new RegExp(`Transaction ${id}`) }).waitFor();
+    await page.close();
+  });
+
   it("fits a phone's screen", async () => {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
