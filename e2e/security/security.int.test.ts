@@ -44,6 +44,9 @@ describe("security: keys × projects × routes, limits and secrets", () => {
   let typedB: string;
   /** Transactions of project A the cancel (PENDING) and speedUp (SUBMITTED) routes act on. */
   let toCancel: string;
+  /** A FAILED delivery of an event of A to A's first registration (no webhook worker runs here: written by hand). */
+  let deliveryA: string;
+  let deliveryB: string;
   let toSpeedUp: string;
   /** Every answer the gateway gave in this file, to scan for secrets. */
   const answers: Answer[] = [];
@@ -111,6 +114,17 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       more.push(await call("POST", "/transact/sendTransaction", a.fixture.apiKey, { projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" }));
     }
     [toCancel, toSpeedUp] = more.map((r) => r.body.transactionId as string) as [string, string];
+    const failedDelivery = async (seeded: Seeded) =>
+      (
+        await h.db.$queryRawUnsafe<{ id: string }[]>(
+          `INSERT INTO webhook_delivery (event_id, event_callback_id, status, attempts)
+           SELECT e.id, $2::uuid, 'FAILED', 3 FROM event e WHERE e.project_id = $1::uuid ORDER BY e.seq LIMIT 1 RETURNING id`,
+          seeded.fixture.projectId,
+          seeded.callbackIds[0],
+        )
+      )[0]!.id;
+    deliveryA = await failedDelivery(a);
+    deliveryB = await failedDelivery(b);
     // No tx-worker runs here: the status a speed-up needs is set by hand.
     await h.db.$executeRawUnsafe(`UPDATE transaction SET status = 'SUBMITTED' WHERE id = $1::uuid`, toSpeedUp);
   });
@@ -131,6 +145,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET eventCallbacks", () => ({ method: "GET", path: `/webhook/project/${a.fixture.projectId}/eventCallbacks` })],
     ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
     ["DELETE eventCallback", () => ({ method: "DELETE", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[2]}` })],
+    ["POST redeliver", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/delivery/${deliveryA}/redeliver` })],
     ["GET funding transactions", () => ({ method: "GET", path: `/funding/project/${a.fixture.projectId}/transactions` })],
     ["GET wallets", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/wallets?withData=true` })],
     ["POST createWallet", () => ({ method: "POST", path: "/wallet/create", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID } })],
@@ -189,8 +204,13 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${A}/request/${b.transactionId}`, key),
       await call("POST", `/transact/project/${A}/transactions/${b.transactionId}/cancel`, key),
       await call("POST", `/transact/project/${A}/transactions/${b.transactionId}/speedUp`, key),
+      await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
+      await call("POST", `/webhook/project/${A}/eventCallback/${a.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404]);
+    // B's delivery was not sent again.
+    const [deliveryOfB] = await h.db.$queryRawUnsafe<{ status: string }[]>(`SELECT status::text FROM webhook_delivery WHERE id = $1::uuid`, deliveryB);
+    expect(deliveryOfB!.status).toBe("FAILED");
     // B's transaction was neither cancelled nor marked.
     const bTx = await call("GET", `/transact/project/${b.fixture.projectId}/transactions/${b.transactionId}`, b.fixture.apiKey);
     expect(bTx.body.status).toBe("PENDING");
@@ -208,7 +228,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     const theirs = await call("GET", `/transact/project/${b.fixture.projectId}/transactions?limit=1`, b.fixture.apiKey);
     const withTheirCursor = await call("GET", `/transact/project/${A}/transactions?cursor=${theirs.body.nextCursor as string}`, key);
     expect([withTheirCursor.status, withTheirCursor.body.message]).toEqual([400, "cursor belongs to another project's list"]);
-    for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback) [0-9a-f-]+ in project ${A}$`));
+    for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback|delivery [0-9a-f-]+ of event callback) [0-9a-f-]+ in project ${A}$`));
     expect(await sealedSecret(b.callbackIds[0]!)).toBe(sealedBefore);
     const listed = await call("GET", `/webhook/project/${b.fixture.projectId}/eventCallbacks`, b.fixture.apiKey);
     expect((listed.body as unknown as { id: string; disabled: boolean }[]).find((c) => c.id === b.callbackIds[0])?.disabled).toBe(false);
@@ -241,6 +261,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("POST", `/webhook/project/${B}/eventCallback`, key, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
       await call("GET", `/webhook/project/${B}/eventCallbacks`, key),
       await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}/rotateSecret`, key),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
       await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}`, key),
       // UUIDs are case-insensitive: B's id in upper case is still B's.
       await call("GET", `/transact/project/${B.toUpperCase()}/transactions/${b.transactionId}`, key),
@@ -302,6 +323,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("POST", "/transact/sendTransaction", ADMIN_TOKEN, { projectId: B, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
       await call("POST", `/webhook/project/${B}/eventCallback`, ADMIN_TOKEN, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
       await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/rotateSecret`, ADMIN_TOKEN),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, ADMIN_TOKEN),
       await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}`, ADMIN_TOKEN),
       await call("POST", "/wallet/create", ADMIN_TOKEN, { projectId: B, chainId: CHAIN_ID }),
       await call("POST", "/wallet/toggleIsActive", ADMIN_TOKEN, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),

@@ -15,6 +15,7 @@ import {
   createTransactionSnapshots,
   createTransactionList,
   createWalletRepository,
+  createWebhookDeliveryRepository,
   type Database,
   type Sql,
   type SqlPool,
@@ -43,6 +44,7 @@ import { sendTransactionInternalError, transactionRoutes } from "./routes/transa
 import { transactionListRoutes } from "./routes/transaction-list.routes";
 import { transactionControlRoutes } from "./routes/transaction-control.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
+import { eventDeliveryRoutes } from "./routes/event-deliveries.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
@@ -184,6 +186,13 @@ export function createApp(deps: GatewayDeps): Express {
       rotationGraceMs: settings.webhookRotationGraceMs,
       maxPerProject: settings.maxCallbacksPerProject,
       production: settings.env === "production",
+    }),
+  );
+
+  app.use(
+    eventDeliveryRoutes({
+      deliveries: createWebhookDeliveryRepository(deps.sql),
+      wake: (deliveryId) => wakeJob(deps.producer, "deliverWebhook", { v: 1, deliveryId }),
     }),
   );
 

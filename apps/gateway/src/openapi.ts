@@ -21,6 +21,8 @@ import {
   eventCallbackRequest,
   eventCallbackResponse,
   eventCallbackRotated,
+  deliveryParams,
+  redeliveryResponse,
 } from "./routes/event-callbacks.schema";
 import { cancelResponse, speedUpResponse } from "./routes/transaction-control.schema";
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
@@ -267,6 +269,21 @@ export function buildOpenApiDocument(): object {
       400: badId,
       404: json(errorBody, "No such registration in this project"),
       409: json(errorBody, "The registration is disabled; register a new one"),
+      ...common,
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: `${callbackBase}/eventCallback/{eventCallbackId}/delivery/{deliveryId}/redeliver`,
+    summary: "Send one event to a registration again: the delivery is due now, on the retry schedule anew",
+    security: secured,
+    request: { params: deliveryParams },
+    responses: {
+      200: json(redeliveryResponse, "The delivery is PENDING and due now"),
+      400: badId,
+      404: json(errorBody, "No such delivery of this registration in this project"),
+      409: json(errorBody, "The registration is disabled; its events are not sent again"),
       ...common,
     },
   });

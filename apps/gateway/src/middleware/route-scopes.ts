@@ -34,6 +34,7 @@ export const ROUTE_SCOPES: readonly { method: string; path: string; scope: Scope
   { method: "GET", path: "/webhook/project/:projectId/eventCallbacks", scope: "webhooks" },
   { method: "DELETE", path: "/webhook/project/:projectId/eventCallback/:eventCallbackId", scope: "webhooks" },
   { method: "POST", path: "/webhook/project/:projectId/eventCallback/:eventCallbackId/rotateSecret", scope: "webhooks" },
+  { method: "POST", path: "/webhook/project/:projectId/eventCallback/:eventCallbackId/delivery/:deliveryId/redeliver", scope: "webhooks" },
 ];
 
 /** As Express matches a route: case-insensitively, a trailing slash allowed, a parameter one segment. */

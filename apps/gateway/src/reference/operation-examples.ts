@@ -40,6 +40,10 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
   const tx = (transactionId: string) => ({ ...project, transactionId });
   const noTransaction = { params: tx(UNKNOWN_ID), message: `No transaction ${UNKNOWN_ID} in project ${x.projectId}` };
   const noSignature = (what: string) => ({ params: { ...project, signatureId: UNKNOWN_ID }, message: `No ${what} ${UNKNOWN_ID} in project ${x.projectId}` });
+  const noDelivery = {
+    params: { ...project, eventCallbackId: x.rotateEventCallbackId, deliveryId: UNKNOWN_ID },
+    message: `No delivery ${UNKNOWN_ID} of event callback ${x.rotateEventCallbackId} in project ${x.projectId}`,
+  };
   const noCallback = { params: { ...project, eventCallbackId: UNKNOWN_ID }, message: `No event callback ${UNKNOWN_ID} in project ${x.projectId}` };
   const noWalletThere = { body: { ...project, walletAddress: UNKNOWN_WALLET }, message: `No wallet ${UNKNOWN_WALLET} in project ${x.projectId}` };
   const badTransactionId = { summary: "transactionId is not a UUID", params: tx(NOT_UUID), message: "transactionId in the path must be a UUID" };
@@ -132,6 +136,16 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
       badRequest: { summary: "eventCallbackId is not a UUID", params: { ...project, eventCallbackId: NOT_UUID }, message: "eventCallbackId in the path must be a UUID" },
       notFound: noCallback,
       errors: { 409: { message: `Event callback ${x.rotateEventCallbackId} is disabled (the receiver answered 410 Gone); register a new one` } },
+    },
+    "post /webhook/project/{projectId}/eventCallback/{eventCallbackId}/delivery/{deliveryId}/redeliver": {
+      request: { params: { ...project, eventCallbackId: x.rotateEventCallbackId, deliveryId: UNKNOWN_ID } },
+      badRequest: { summary: "deliveryId is not a UUID", params: { ...project, eventCallbackId: x.rotateEventCallbackId, deliveryId: NOT_UUID }, message: "deliveryId in the path must be a UUID" },
+      notFound: noDelivery,
+      errors: { 409: { message: `Event callback ${x.rotateEventCallbackId} is disabled: its events are not sent again; register a new one` } },
+      answers: {
+        status: 404,
+        why: "The example answers 404: the quick start's registrations are for WalletBalanceLow, which its funded wallet never sends, so they have no delivery to name. A delivery's id is `data.deliveryId` of a stats entry of GET …/eventCallbacks.",
+      },
     },
     "post /wallet/project/{projectId}/signTypedData": {
       request: { params: project, body: typedData },
