@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonRpcProvider } from "ethers";
@@ -76,7 +78,8 @@ describe("the console in a browser", () => {
     group = createProcessGroup({ databaseUrl: database.url, queuePrefix: prefix, kek });
     gatewayUrl = (await group.startGateway({ env: { CONSOLE_DIR: consoleDir, ADMIN_TOKEN } })).url;
     await group.startTxWorker("tx-worker");
-    await group.startWorker("webhook-worker", "webhook-worker");
+    // One retry, soon: a delivery a receiver refuses is FAILED within a second (then only a redelivery sends it again).
+    await group.startWorker("webhook-worker", "webhook-worker", { env: { WEBHOOK_RETRY_SCHEDULE: "100ms" } });
     browser = await launchChromium();
   }, 120_000);
 
@@ -230,6 +233,47 @@ describe("the console in a browser", () => {
     } finally {
       await failing.close();
       await healthy.close();
+    }
+  });
+
+  it("sends a FAILED delivery again from the page: the receiver, answering 200 now, gets it", async () => {
+    let answer = 500;
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(String(req.headers["webhook-id"]));
+      res.statusCode = answer;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const registered = await fetch(`${gatewayUrl}/webhook/project/${project.projectId}/eventCallback`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${project.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ callbackURL: url, eventType: "TransactionStatusChange" }),
+      });
+      const callbackId = ((await registered.json()) as { id: string }).id;
+      await sendTransaction(gatewayUrl, project.apiKey, spend(8));
+
+      const page = await browser.context.newPage();
+      await logIn(page, project);
+      await page.getByRole("link", { name: "Event callbacks" }).click();
+      const card = page.locator(`article[data-callback-id="${callbackId}"]`);
+      // Its second attempt, the last the schedule allows: the delivery is FAILED.
+      const failedRow = card.locator('tr[data-attempt="2"]').first();
+      await failedRow.waitFor({ timeout: 30_000 });
+      const eventId = await failedRow.getAttribute("data-event-id");
+      expect(await failedRow.locator("td.status-code").textContent()).toBe("500");
+
+      answer = 200;
+      await failedRow.getByRole("button", { name: /Send event .* again/ }).click();
+      await page.getByRole("status").filter({ hasText: "is being sent again" }).waitFor();
+      // Attempts start over: attempt 1 of the same event, answered 200, as the receiver saw it.
+      await card.locator(`tr[data-event-id="${eventId}"][data-attempt="1"]`).filter({ has: page.locator("td.status-code", { hasText: "200" }) }).waitFor({ timeout: 30_000 });
+      expect(seen.filter((id) => id === eventId).length).toBeGreaterThanOrEqual(3);
+      await page.close();
+    } finally {
+      await new Promise((r) => server.close(r));
     }
   });
 

@@ -1,6 +1,7 @@
-import { api, projectPath } from "./api";
+import { useState } from "preact/hooks";
+import { api, ApiError, projectPath } from "./api";
 import { time } from "./format";
-import type { Session } from "./session";
+import { isOperator, type Session } from "./session";
 import type { CallbackStat, EventCallback } from "./types";
 import { usePoll } from "./use-poll";
 
@@ -19,6 +20,20 @@ const codeOf = (s: CallbackStat): string => (s.responseStatus === 0 ? "no answer
 export function CallbacksPage(props: { session: Session }) {
   const { session } = props;
   const list = usePoll(() => api<EventCallback[]>(session, "GET", projectPath(session, "webhook", "/eventCallbacks")), session.projectId, 2000);
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  // The admin token only reads (the API answers 403): redelivery is for a project's key.
+  const canRedeliver = !isOperator(session);
+
+  const redeliver = async (callbackId: string, s: CallbackStat) => {
+    setNotice(null);
+    try {
+      await api(session, "POST", projectPath(session, "webhook", `/eventCallback/${encodeURIComponent(callbackId)}/delivery/${encodeURIComponent(s.data?.deliveryId ?? "")}/redeliver`));
+      setNotice({ ok: true, text: `Event ${s.data?.eventId ?? ""} is being sent again` });
+      list.reload();
+    } catch (e) {
+      setNotice({ ok: false, text: e instanceof ApiError ? `${e.status}: ${e.message}` : String(e) });
+    }
+  };
 
   return (
     <section aria-labelledby="cb-title">
@@ -26,6 +41,11 @@ export function CallbacksPage(props: { session: Session }) {
       {list.error && (
         <p role="alert" class="error">
           {list.error}
+        </p>
+      )}
+      {notice && (
+        <p role="status" class={notice.ok ? "ok-text" : "error"}>
+          {notice.text}
         </p>
       )}
       {list.data === null && !list.error && <p>Loading…</p>}
@@ -60,17 +80,31 @@ export function CallbacksPage(props: { session: Session }) {
                       <th scope="col">Attempt</th>
                       <th scope="col" class="hide-narrow">Event</th>
                       <th scope="col" class="hide-narrow">Error</th>
+                      {canRedeliver && !c.disabled && (
+                        <th scope="col">
+                          <span class="sr-only">Send again</span>
+                        </th>
+                      )}
                     </tr>
                   </thead>
                   <tbody>
                     {c.stats.map((s) => (
-                      <tr class={delivered(s) ? "" : "failing"}>
+                      <tr class={delivered(s) ? "" : "failing"} data-event-id={s.data?.eventId} data-attempt={s.data?.attempt}>
                         <td>{time(s.createdAt)}</td>
                         <td class="status-code">{codeOf(s)}</td>
                         <td>{s.data?.durationMs === undefined ? "—" : `${s.data.durationMs} ms`}</td>
                         <td>{s.data?.attempt ?? "—"}</td>
                         <td class="mono hide-narrow">{s.data?.eventId ?? "—"}</td>
                         <td class="hide-narrow">{s.data?.error ?? ""}</td>
+                        {canRedeliver && !c.disabled && (
+                          <td>
+                            {s.data?.deliveryId && (
+                              <button type="button" class="secondary small" onClick={() => void redeliver(c.id, s)} aria-label={`Send event ${s.data.eventId ?? ""} again`}>
+                                Redeliver
+                              </button>
+                            )}
+                          </td>
+                        )}
                       </tr>
                     ))}
                   </tbody>
