@@ -253,7 +253,7 @@ describe("the console in a browser", () => {
         body: JSON.stringify({ callbackURL: url, eventType: "TransactionStatusChange" }),
       });
       const callbackId = ((await registered.json()) as { id: string }).id;
-      await sendTransaction(gatewayUrl, project.apiKey, spend(8));
+      const sent = await sendTransaction(gatewayUrl, project.apiKey, spend(8));
 
       const page = await browser.context.newPage();
       await logIn(page, project);
@@ -271,6 +271,14 @@ describe("the console in a browser", () => {
       // Attempts start over: attempt 1 of the same event, answered 200, as the receiver saw it.
       await card.locator(`tr[data-event-id="${eventId}"][data-attempt="1"]`).filter({ has: page.locator("td.status-code", { hasText: "200" }) }).waitFor({ timeout: 30_000 });
       expect(seen.filter((id) => id === eventId).length).toBeGreaterThanOrEqual(3);
+
+      // The transaction's page lists the events it produced and where each went.
+      await page.goto(`${gatewayUrl}/console/transactions/${sent.body.transactionId}`);
+      await page.getByRole("heading", { name: "Events sent" }).waitFor();
+      const firstEvent = page.locator("ol.events > li").first();
+      await firstEvent.locator("strong", { hasText: "PENDING" }).waitFor();
+      await firstEvent.locator("li[data-delivery-status]", { hasText: url }).waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: join(SCREENSHOTS, "console-transaction-events.png"), fullPage: true });
       await page.close();
     } finally {
       await new Promise((r) => server.close(r));

@@ -141,6 +141,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/signatures/${a.signatureId}` })],
     ["POST sendTransaction", () => ({ method: "POST", path: "/transact/sendTransaction", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" } })],
     ["GET transaction", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions/${a.transactionId}` })],
+    ["GET transaction events", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions/${a.transactionId}/events` })],
     ["POST eventCallback", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback`, body: { callbackURL: "https://example.com/matrix", eventType: "TransactionStatusChange" } })],
     ["GET eventCallbacks", () => ({ method: "GET", path: `/webhook/project/${a.fixture.projectId}/eventCallbacks` })],
     ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
@@ -199,6 +200,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     const attempts = [
       await call("GET", `/wallet/project/${A}/signatures/${b.signatureId}`, key),
       await call("GET", `/transact/project/${A}/transactions/${b.transactionId}`, key),
+      await call("GET", `/transact/project/${A}/transactions/${b.transactionId}/events`, key),
       await call("DELETE", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}`, key),
       await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/rotateSecret`, key),
       await call("GET", `/wallet/project/${A}/request/${b.transactionId}`, key),
@@ -207,7 +209,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
       await call("POST", `/webhook/project/${A}/eventCallback/${a.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
     // B's delivery was not sent again.
     const [deliveryOfB] = await h.db.$queryRawUnsafe<{ status: string }[]>(`SELECT status::text FROM webhook_delivery WHERE id = $1::uuid`, deliveryB);
     expect(deliveryOfB!.status).toBe("FAILED");
@@ -258,6 +260,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${B}/signatures/${b.signatureId}`, key),
       await call("POST", "/transact/sendTransaction", key, { projectId: B, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
       await call("GET", `/transact/project/${B}/transactions/${b.transactionId}`, key),
+      await call("GET", `/transact/project/${B}/transactions/${b.transactionId}/events`, key),
       await call("POST", `/webhook/project/${B}/eventCallback`, key, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
       await call("GET", `/webhook/project/${B}/eventCallbacks`, key),
       await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}/rotateSecret`, key),
@@ -295,6 +298,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       return [
         `/wallet/project/${P}/signatures/${p.signatureId}`,
         `/transact/project/${P}/transactions/${p.transactionId}`,
+        `/transact/project/${P}/transactions/${p.transactionId}/events`,
         `/transact/project/${P}/transactions?status=PENDING`,
         `/transact/project/${P}/policy`,
         `/webhook/project/${P}/eventCallbacks`,

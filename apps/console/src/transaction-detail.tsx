@@ -5,6 +5,7 @@ import { Link } from "./link";
 import { hrefOf } from "./router";
 import { isOperator, type Session } from "./session";
 import { StatusBadge } from "./status-badge";
+import { TransactionEvents } from "./transaction-events";
 import { UNFINISHED, type TransactionRecord } from "./types";
 import { usePoll } from "./use-poll";
 
@@ -129,6 +130,7 @@ export function TransactionDetail(props: { session: Session; id: string }) {
               </table>
             </div>
           )}
+          <TransactionEvents session={session} id={id} />
           <h2>Receipt</h2>
           {t.receipt ? (
             <dl class="facts">

@@ -83,3 +83,22 @@ export interface TopUp {
   hash: string;
   status: string;
 }
+
+/** GET …/transactions/{id}/events: what the relay told the project's receivers. */
+export interface TransactionEvent {
+  eventId: string;
+  eventType: string;
+  payload: { data?: { status?: string; previousStatus?: string | null } } | null;
+  createdAt: string;
+  dispatchedAt: string | null;
+  deliveries: {
+    deliveryId: string;
+    eventCallbackId: string;
+    callbackURL: string;
+    status: "PENDING" | "DELIVERED" | "FAILED" | "ABANDONED";
+    attempts: number;
+    nextAttemptAt: string | null;
+    deliveredAt: string | null;
+    lastResponseStatus: number | null;
+  }[];
+}

@@ -14,6 +14,7 @@ import {
   createTransactionReads,
   createTransactionSnapshots,
   createTransactionList,
+  createTransactionEvents,
   createWalletRepository,
   createWebhookDeliveryRepository,
   type Database,
@@ -43,6 +44,7 @@ import { createSendTransactionService } from "./services/send-transaction.servic
 import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
 import { transactionListRoutes } from "./routes/transaction-list.routes";
 import { transactionControlRoutes } from "./routes/transaction-control.routes";
+import { transactionEventRoutes } from "./routes/transaction-events.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { eventDeliveryRoutes } from "./routes/event-deliveries.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
@@ -174,6 +176,12 @@ export function createApp(deps: GatewayDeps): Express {
       findById: (projectId, id) => transactions.findById(projectId, id),
       wake: (projectId, transactionId) => wakeJob(deps.producer, "processTransaction", { v: 1, projectId, transactionId }),
       replacementRoom: createReplacementRoom({ attempts: (projectId, id) => transactions.attempts(projectId, id), chains: createChainRepository(db) }),
+    }),
+  );
+  app.use(
+    transactionEventRoutes({
+      events: createTransactionEvents(deps.sql),
+      transactionExists: async (projectId, id) => (await transactions.findById(projectId, id)) !== null,
     }),
   );
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));

@@ -40,6 +40,7 @@ import {
 } from "./syndicate/transaction-reads.schema";
 import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
 import { projectPolicyResponse } from "./routes/policy.schema";
+import { transactionEventsResponse } from "./routes/transaction-events.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -112,6 +113,15 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/transactions/{transactionId}/events",
+    summary: "A transaction's events (its status changes) and their deliveries to the project's callback registrations",
+    security: secured,
+    request: { params: transactionParams },
+    responses: { 200: json(transactionEventsResponse, "The events, oldest first"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
   });
 
   registry.registerPath({

@@ -107,6 +107,11 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
         why: "The example names a CONFIRMED transaction and answers 409: the quick start's chain mines each transaction as it arrives, so none stays SUBMITTED long enough to be sped up.",
       },
     },
+    "get /transact/project/{projectId}/transactions/{transactionId}/events": {
+      request: { params: tx(x.confirmedTransactionId) },
+      badRequest: badTransactionId,
+      notFound: noTransaction,
+    },
     "get /transact/project/{projectId}/transactions": {
       request: { params: project, query: { status: "CONFIRMED", chainId: x.chainId, limit: 10 } },
       badRequest: { summary: "status is not a status", params: project, query: { status: "DONE" }, message: "status must be one or several of PENDING, SUBMITTED, CONFIRMED, REVERTED, INVALID, PAUSED, FAILED, CANCELLED, EXPIRED" },
