@@ -316,6 +316,35 @@ describe("the console in a browser", () => {
     await page.close();
   });
 
+  it("charts the project's last hour and day: accepted and confirmed, time to confirm, delivery success, the queue now", async () => {
+    const api = async (window: string) =>
+      (await (await fetch(`${gatewayUrl}/transact/project/${project.projectId}/activity?window=${window}`, { headers: { authorization: `Bearer ${project.apiKey}` } })).json()) as {
+        buckets: { accepted: number; confirmed: number }[];
+        waiting: { submitted: number };
+      };
+    const hour = await api("hour");
+    const accepted = hour.buckets.reduce((n, b) => n + b.accepted, 0);
+    expect(accepted).toBeGreaterThan(3);
+    expect(hour.buckets.reduce((n, b) => n + b.confirmed, 0)).toBeGreaterThan(0);
+
+    const page = await browser.context.newPage();
+    await logIn(page, project);
+    await page.getByRole("link", { name: "Activity" }).click();
+    await page.getByTestId("accepted-total").filter({ hasText: String(accepted) }).waitFor();
+    expect(Number(await page.getByTestId("confirmed-total").textContent())).toBeGreaterThan(0);
+    expect(Number(await page.getByTestId("p99-max").textContent())).toBeGreaterThanOrEqual(0);
+    expect(await page.getByTestId("delivery-rate").textContent()).toMatch(/^\d+ %$/);
+    await page.getByTestId("queue").getByText(String(hour.waiting.submitted)).first().waitFor();
+    expect(await page.locator("svg.chart rect").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-activity.png"), fullPage: true });
+
+    await page.getByRole("button", { name: "Last day" }).click();
+    expect(await page.getByRole("button", { name: "Last day" }).getAttribute("aria-pressed")).toBe("true");
+    const day = await api("day");
+    await page.getByTestId("accepted-total").filter({ hasText: String(day.buckets.reduce((n, b) => n + b.accepted, 0)) }).waitFor();
+    await page.close();
+  });
+
   it("opens any project, read only, with the operator's ADMIN_TOKEN", async () => {
     const page = await browser.context.newPage();
     await logIn(page, other, ADMIN_TOKEN);

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { CallbacksPage } from "./callbacks-page";
+import { ChartsPage } from "./charts-page";
 import { Link } from "./link";
 import { Login } from "./login";
 import { hrefOf, navigate, useRoute, type Route } from "./router";
@@ -12,6 +13,7 @@ const NAV: { label: string; route: Route }[] = [
   { label: "Transactions", route: { page: "transactions" } },
   { label: "Wallets", route: { page: "wallets" } },
   { label: "Event callbacks", route: { page: "callbacks" } },
+  { label: "Activity", route: { page: "activity" } },
 ];
 
 export function App() {
@@ -62,6 +64,8 @@ export function App() {
           <CallbacksPage session={session} />
         ) : route.page === "wallets" ? (
           <WalletsPage session={session} />
+        ) : route.page === "activity" ? (
+          <ChartsPage session={session} />
         ) : (
           <TransactionsPage session={session} />
         )}

@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 /** Where the console is mounted: every page is a real URL under it (the gateway answers them all with the app). */
 export const BASE = "/console";
 
-export type Route = { page: "transactions" } | { page: "transaction"; id: string } | { page: "callbacks" } | { page: "wallets" };
+export type Route = { page: "transactions" } | { page: "transaction"; id: string } | { page: "callbacks" } | { page: "wallets" } | { page: "activity" };
 
 export function parseRoute(pathname: string): Route {
   const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
@@ -11,6 +11,7 @@ export function parseRoute(pathname: string): Route {
   if (tx) return { page: "transaction", id: decodeURIComponent(tx[1]!) };
   if (/^\/callbacks\/?$/.test(rest)) return { page: "callbacks" };
   if (/^\/wallets\/?$/.test(rest)) return { page: "wallets" };
+  if (/^\/activity\/?$/.test(rest)) return { page: "activity" };
   return { page: "transactions" };
 }
 
@@ -18,6 +19,7 @@ export const hrefOf = (route: Route): string => {
   if (route.page === "transaction") return `${BASE}/transactions/${encodeURIComponent(route.id)}`;
   if (route.page === "callbacks") return `${BASE}/callbacks`;
   if (route.page === "wallets") return `${BASE}/wallets`;
+  if (route.page === "activity") return `${BASE}/activity`;
   return `${BASE}/`;
 };
 

@@ -102,3 +102,19 @@ export interface TransactionEvent {
     lastResponseStatus: number | null;
   }[];
 }
+
+/** GET …/activity. */
+export interface ProjectActivity {
+  window: "hour" | "day";
+  bucketSeconds: number;
+  buckets: {
+    start: string;
+    accepted: number;
+    confirmed: number;
+    confirmSecondsP50: number | null;
+    confirmSecondsP99: number | null;
+    deliveryAttempts: number;
+    deliveredAttempts: number;
+  }[];
+  waiting: { pending: number; submitted: number; paused: number; deliveriesPending: number; eventsUndispatched: number };
+}

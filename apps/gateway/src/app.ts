@@ -15,6 +15,7 @@ import {
   createTransactionSnapshots,
   createTransactionList,
   createTransactionEvents,
+  createProjectActivity,
   createWalletRepository,
   createWebhookDeliveryRepository,
   type Database,
@@ -45,6 +46,7 @@ import { sendTransactionInternalError, transactionRoutes } from "./routes/transa
 import { transactionListRoutes } from "./routes/transaction-list.routes";
 import { transactionControlRoutes } from "./routes/transaction-control.routes";
 import { transactionEventRoutes } from "./routes/transaction-events.routes";
+import { activityRoutes } from "./routes/activity.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { eventDeliveryRoutes } from "./routes/event-deliveries.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
@@ -184,6 +186,7 @@ export function createApp(deps: GatewayDeps): Express {
       transactionExists: async (projectId, id) => (await transactions.findById(projectId, id)) !== null,
     }),
   );
+  app.use(activityRoutes({ activity: createProjectActivity(deps.sql) }));
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
   app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 

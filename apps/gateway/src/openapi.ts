@@ -41,6 +41,7 @@ import {
 import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
 import { projectPolicyResponse } from "./routes/policy.schema";
 import { transactionEventsResponse } from "./routes/transaction-events.schema";
+import { activityParams, activityQuery, activityResponse } from "./routes/activity.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -113,6 +114,15 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/activity",
+    summary: "The project's transactions accepted and confirmed, time to confirm, delivery success, in buckets over the last hour or day; and what waits now",
+    security: secured,
+    request: { params: activityParams, query: activityQuery },
+    responses: { 200: json(activityResponse, "The buckets, oldest first"), 400: json(errorBody, "projectId is not a UUID, or window is not hour or day"), ...common },
   });
 
   registry.registerPath({
