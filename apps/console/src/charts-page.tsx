@@ -15,10 +15,10 @@ const total = (values: number[]): number => values.reduce((a, b) => a + b, 0);
  * minute, time to confirm, the share of delivery attempts its receivers took, and its queue now.
  */
 export function ChartsPage(props: { session: Session }) {
-  const [window, setWindow] = useState<"hour" | "day">("hour");
+  const [range, setRange] = useState<"hour" | "day">("hour");
   const activity = usePoll(
-    () => api<ProjectActivity>(props.session, "GET", projectPath(props.session, "transact", "/activity"), new URLSearchParams({ window })),
-    `${props.session.projectId}:${window}`,
+    () => api<ProjectActivity>(props.session, "GET", projectPath(props.session, "transact", "/activity"), new URLSearchParams({ window: range })),
+    `${props.session.projectId}:${range}`,
     5000,
   );
   const a = activity.data;
@@ -29,7 +29,7 @@ export function ChartsPage(props: { session: Session }) {
       <h1 id="charts-title">Activity</h1>
       <div class="toggle" role="group" aria-label="Window">
         {(["hour", "day"] as const).map((w) => (
-          <button type="button" class={w === window ? "" : "secondary"} aria-pressed={w === window} onClick={() => setWindow(w)}>
+          <button type="button" class={w === range ? "" : "secondary"} aria-pressed={w === range} onClick={() => setRange(w)}>
             Last {w}
           </button>
         ))}
@@ -40,7 +40,7 @@ export function ChartsPage(props: { session: Session }) {
         </p>
       )}
       {!a && !activity.error && <p>Loading…</p>}
-      {a && a.window === window && <Charts a={a} perMinute={perMinute} />}
+      {a && a.window === range && <Charts a={a} perMinute={perMinute} />}
     </section>
   );
 }
