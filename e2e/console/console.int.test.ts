@@ -389,6 +389,7 @@ describe("the console in a browser", () => {
   });
 
   it("fits a phone's screen", async () => {
+    await sendTransaction(gatewayUrl, project.apiKey, spend(9));
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
     await logIn(page, project);

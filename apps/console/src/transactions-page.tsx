@@ -107,7 +107,7 @@ export function TransactionsPage(props: { session: Session }) {
               <tr>
                 <th scope="col">Status</th>
                 <th scope="col">Transaction</th>
-                <th scope="col">Chain</th>
+                <th scope="col" class="hide-narrow">Chain</th>
                 <th scope="col" class="hide-narrow">Call</th>
                 <th scope="col" class="hide-narrow">Wallet</th>
                 <th scope="col" class="hide-narrow">Hash</th>
@@ -123,7 +123,7 @@ export function TransactionsPage(props: { session: Session }) {
                   <td>
                     <Link href={hrefOf({ page: "transaction", id: t.transactionId })}>{t.transactionId.slice(0, 8)}</Link>
                   </td>
-                  <td>{t.chainId}</td>
+                  <td class="hide-narrow">{t.chainId}</td>
                   <td class="mono hide-narrow" title={t.contractAddress}>
                     {callName(t.functionSignature)}
                   </td>
