@@ -117,6 +117,7 @@ describe("@relay/client against the relay", () => {
       expect(again).toEqual({ deliveryId: sentEvents.events[0]!.deliveries[0]!.deliveryId, eventCallbackId: callback.id, eventId: sentEvents.events[0]!.eventId, status: "PENDING", previousStatus: "DELIVERED" });
       await until(() => hooks.received.length >= 5, 20_000);
       expect(verifyWebhook(callback.secret, hooks.received[4]!.body, hooks.received[4]!.headers).id).toBe(again.eventId);
+      expect((await relay.listProjects()).projects.map((p) => p.projectId)).toEqual([project.projectId]);
       const activity = await relay.getActivity({ window: "hour" });
       expect(activity.buckets).toHaveLength(60);
       expect(activity.buckets.reduce((n, b) => n + b.confirmed, 0)).toBeGreaterThanOrEqual(1);

@@ -18,6 +18,7 @@ import type * as call from "../../apps/gateway/src/syndicate/call.schema";
 import type * as policy from "../../apps/gateway/src/routes/policy.schema";
 import type * as txEvents from "../../apps/gateway/src/routes/transaction-events.schema";
 import type * as activity from "../../apps/gateway/src/routes/activity.schema";
+import type * as projects from "../../apps/gateway/src/routes/projects.schema";
 import type * as events from "@relay/webhooks";
 
 /** zod 4's z.output / z.input, without importing zod here. */
@@ -60,6 +61,7 @@ export type Conformance = [
   Check<Same<C.TransactionEvents, Out<typeof txEvents.transactionEventsResponse>>>,
   Check<Same<C.ProjectActivity, Out<typeof activity.activityResponse>>>,
   Check<Same<C.Redelivery, Out<typeof callbacks.redeliveryResponse>>>,
+  Check<Same<C.Projects, Out<typeof projects.projectsResponse>>>,
   Check<Sends<C.SignTypedDataRequest, In<typeof typed.signTypedDataRequest>>>,
   Check<Same<C.SignTypedDataResponse, Out<typeof typed.signTypedDataResponse>>>,
   Check<Same<C.TypedDataSignature, Out<typeof typed.typedSignature>>>,

@@ -99,12 +99,18 @@ describe("the console in a browser", () => {
     if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
   });
 
+  /** A key opens its own project (GET /transact/projects names it); the operator picks one. */
   const logIn = async (page: Page, who: ProjectFixture, token = who.apiKey): Promise<void> => {
     await page.goto(`${gatewayUrl}/console/`);
-    await page.getByLabel("Project id").fill(who.projectId);
     await page.getByLabel("API key or admin token").fill(token);
-    await page.getByRole("button", { name: "Open" }).click();
+    await page.getByRole("button", { name: "Open", exact: true }).click();
+    if (token === ADMIN_TOKEN) await pickProject(page, who);
     await page.getByRole("heading", { name: "Transactions" }).waitFor();
+    expect(await page.locator(".project .mono").textContent()).toBe(who.projectId);
+  };
+  const pickProject = async (page: Page, who: ProjectFixture): Promise<void> => {
+    await page.getByLabel("Project").selectOption(who.projectId);
+    await page.getByRole("button", { name: "Open project" }).click();
   };
 
   const spend = (n: number) => ({ projectId: project.projectId, chainId: anvil.chainId, contractAddress: recorder.address, functionSignature: "spend(uint256 n)", args: { n } });
@@ -349,8 +355,9 @@ describe("the console in a browser", () => {
     const page = await browser.context.newPage();
     await logIn(page, other, ADMIN_TOKEN);
     await page.getByText("No transactions match.").waitFor();
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await logIn(page, project, ADMIN_TOKEN);
+    // Another project, without giving the token again.
+    await page.getByRole("button", { name: "Switch project" }).click();
+    await pickProject(page, project);
     const first = page.locator("tr[data-transaction-id]").first();
     await first.waitFor();
     await page.getByText("Operator (read only)").waitFor();

@@ -294,6 +294,14 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     expect(await rows()).toEqual(before);
   });
 
+  it("GET /transact/projects: a key lists its own project only, ADMIN_TOKEN every project; refused credentials are 401", async () => {
+    const own = await call("GET", "/transact/projects", a.fixture.apiKey);
+    expect((own.body.projects as { projectId: string }[]).map((p) => p.projectId)).toEqual([a.fixture.projectId]);
+    const all = await call("GET", "/transact/projects", ADMIN_TOKEN);
+    expect((all.body.projects as { projectId: string }[]).map((p) => p.projectId)).toEqual(expect.arrayContaining([a.fixture.projectId, b.fixture.projectId]));
+    for (const token of [undefined, "not-a-key", revokedToken, `${ADMIN_TOKEN}0`]) expect((await call("GET", "/transact/projects", token)).status).toBe(401);
+  });
+
   it("lets ADMIN_TOKEN read both projects through every GET route, and refuses it (403) on every route that changes something", async () => {
     const reads = (p: Seeded, typed: string) => {
       const P = p.fixture.projectId;

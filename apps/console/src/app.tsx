@@ -20,9 +20,10 @@ export function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
   const route = useRoute();
 
-  if (!session) {
+  if (!session || !session.projectId) {
     return (
       <Login
+        token={session?.token}
         onLogin={(s) => {
           saveSession(s);
           setSession(s);
@@ -30,6 +31,12 @@ export function App() {
       />
     );
   }
+  const switchProject = () => {
+    const s = { token: session.token, projectId: "" };
+    saveSession(s);
+    setSession(s);
+    navigate(hrefOf({ page: "transactions" }));
+  };
   const signOut = () => {
     clearSession();
     setSession(null);
@@ -53,6 +60,11 @@ export function App() {
         <span class="project" title="Project">
           {isOperator(session) ? "Operator (read only) · " : ""}Project <span class="mono">{session.projectId}</span>
         </span>
+        {isOperator(session) && (
+          <button type="button" class="secondary" onClick={switchProject}>
+            Switch project
+          </button>
+        )}
         <button type="button" class="secondary" onClick={signOut}>
           Sign out
         </button>

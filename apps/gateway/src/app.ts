@@ -6,6 +6,7 @@ import {
   createEventCallbackRepository,
   createMetricsRepository,
   createPolicyRepository,
+  createProjectRepository,
   createSignatureRepository,
   createSpendGuard,
   createTransactionControl,
@@ -47,6 +48,7 @@ import { transactionListRoutes } from "./routes/transaction-list.routes";
 import { transactionControlRoutes } from "./routes/transaction-control.routes";
 import { transactionEventRoutes } from "./routes/transaction-events.routes";
 import { activityRoutes } from "./routes/activity.routes";
+import { projectRoutes } from "./routes/projects.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
 import { eventDeliveryRoutes } from "./routes/event-deliveries.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
@@ -187,6 +189,7 @@ export function createApp(deps: GatewayDeps): Express {
     }),
   );
   app.use(activityRoutes({ activity: createProjectActivity(deps.sql) }));
+  app.use(projectRoutes({ projects: createProjectRepository(db) }));
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
   app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 

@@ -42,6 +42,7 @@ import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
 import { projectPolicyResponse } from "./routes/policy.schema";
 import { transactionEventsResponse } from "./routes/transaction-events.schema";
 import { activityParams, activityQuery, activityResponse } from "./routes/activity.schema";
+import { projectsResponse } from "./routes/projects.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -114,6 +115,15 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/projects",
+    summary: "The projects this credential reads: an API key's own; every project for the operator's ADMIN_TOKEN",
+    security: secured,
+    // No project is named, so none can be another's (no 403 for another project's key).
+    responses: { 200: json(projectsResponse, "The projects"), 401: common[401], 413: common[413], 415: common[415], 429: common[429] },
   });
 
   registry.registerPath({

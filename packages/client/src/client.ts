@@ -20,6 +20,7 @@ import {
   type PersonalSignRequest,
   type PersonalSignResponse,
   type ProjectActivity,
+  type Projects,
   type Redelivery,
   type TransactionEvents,
   type ReadContractRequest,
@@ -134,6 +135,11 @@ export class RelayClient {
   async listTransactions(query: ListTransactionsQuery = {}, options: CallOptions = {}): Promise<TransactionList> {
     const { status, ...rest } = query;
     return this.read(`/transact/project/${this.project(options.projectId)}/transactions`, { ...rest, status: Array.isArray(status) ? status.join(",") : status }, options);
+  }
+
+  /** GET /transact/projects: the project this key belongs to (needs no project id). */
+  async listProjects(options: Omit<CallOptions, "projectId"> = {}): Promise<Projects> {
+    return this.read("/transact/projects", undefined, options);
   }
 
   /** GET …/transactions/{transactionId}/events: the events it produced and where each was delivered. */

@@ -15,6 +15,7 @@ export const ROUTE_SCOPES: readonly { method: string; path: string; scope: Scope
   { method: "GET", path: "/transact/project/:projectId/transactions/:transactionId/events", scope: "read" },
   { method: "GET", path: "/transact/project/:projectId/policy", scope: "read" },
   { method: "GET", path: "/transact/project/:projectId/activity", scope: "read" },
+  { method: "GET", path: "/transact/projects", scope: "read" },
   { method: "POST", path: "/transact/call", scope: "read" },
   { method: "POST", path: "/wallet/project/:projectId/personalSign", scope: "sign" },
   { method: "POST", path: "/wallet/project/:projectId/signTypedData", scope: "sign" },

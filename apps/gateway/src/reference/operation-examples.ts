@@ -107,6 +107,7 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
         why: "The example names a CONFIRMED transaction and answers 409: the quick start's chain mines each transaction as it arrives, so none stays SUBMITTED long enough to be sped up.",
       },
     },
+    "get /transact/projects": { request: {} },
     "get /transact/project/{projectId}/activity": {
       request: { params: project, query: { window: "hour" } },
       badRequest: { summary: "window is not hour or day", params: project, query: { window: "week" }, message: "window must be hour or day" },
