@@ -291,7 +291,7 @@ describe("the console in a browser", () => {
     }
   });
 
-  it("shows each wallet's balance, low-balance state, next nonce and transactions in flight", async () => {
+  it("shows each wallet's balance, low-balance state, next nonce beside the chain's and transactions in flight", async () => {
     // The scheduled balance check (once a minute), run now.
     const producer = createProducer({ connection: redis, prefix });
     await producer.enqueue("checkBalances", { v: 1 });
@@ -309,6 +309,14 @@ describe("the console in a browser", () => {
     await row.getByText(/ETH$/).waitFor({ timeout: 30_000 });
     expect(await row.getAttribute("data-low")).toBe("false");
     expect(await row.locator(".in-flight").textContent()).toBe(String(unfinished.transactions.length));
+    // The chain's nonce as that check read it from anvil (which holds the unfinished ones unmined),
+    // beside the relay's next nonce, with its age.
+    const latest = await rpc.getTransactionCount(wallet, "latest");
+    const pending = await rpc.getTransactionCount(wallet, "pending");
+    expect(pending).toBeGreaterThan(latest);
+    const chainNonce = row.locator(`.chain-nonce[data-latest="${latest}"][data-pending="${pending}"]`);
+    await chainNonce.waitFor({ timeout: 30_000 });
+    expect(await chainNonce.textContent()).toMatch(new RegExp(`^${latest} \\(${pending} pending\\) \\d+ s ago`));
     await page.screenshot({ path: join(SCREENSHOTS, "console-wallets.png") });
 
     // The other project's wallet was never funded: below the chain's threshold, marked low.
@@ -319,6 +327,8 @@ describe("the console in a browser", () => {
     await empty.locator(".low-flag").waitFor({ timeout: 30_000 });
     expect(await empty.getAttribute("data-low")).toBe("true");
     expect(await empty.getByText("0 ETH").count()).toBe(1);
+    // Never sent from: the chain's nonce is 0, level with the relay's.
+    await empty.locator('.chain-nonce[data-gap="level"][data-latest="0"]').waitFor({ timeout: 30_000 });
     await page.close();
   });
 

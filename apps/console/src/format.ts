@@ -22,3 +22,11 @@ export function ether(wei: string | null | undefined): string {
   const frac = ((n % 10n ** 18n) / 10n ** 12n).toString().padStart(6, "0").replace(/0+$/, "");
   return `${whole}${frac ? `.${frac}` : ""} ETH`;
 }
+
+/** How long before `nowMs` an instant was, roughly: "12 s ago", "3 min ago", "2 h ago". */
+export function ago(iso: string, nowMs: number): string {
+  const s = Math.max(0, Math.round((nowMs - new Date(iso).getTime()) / 1000));
+  if (s < 120) return `${s} s ago`;
+  if (s < 7200) return `${Math.round(s / 60)} min ago`;
+  return `${Math.round(s / 3600)} h ago`;
+}

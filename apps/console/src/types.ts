@@ -71,6 +71,8 @@ export interface WalletRow {
   txCount?: number;
   balance?: string;
   lowBalance?: boolean;
+  /** The wallet's nonce on the chain as the relay last read it: mined, with the node's pending ones, when. */
+  chainNonce?: { latest: number; pending: number; readAt: string };
 }
 
 export interface TopUp {

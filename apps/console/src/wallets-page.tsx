@@ -1,5 +1,6 @@
 import { api, projectPath } from "./api";
-import { ether, short, time } from "./format";
+import { ago, ether, short, time } from "./format";
+import { nonceGap } from "./nonce-gap";
 import type { Session } from "./session";
 import { StatusBadge } from "./status-badge";
 import { UNFINISHED, type TopUp, type TransactionList, type WalletRow } from "./types";
@@ -35,9 +36,28 @@ async function loadWallets(session: Session): Promise<WalletsView> {
   return { rows, inFlight, inFlightCapped: unfinished.nextCursor !== null, topUps: topUps.list, topUpsError: topUps.error };
 }
 
+/** The chain's nonce (mined, and with pending ones when they differ), its age, and the gap to the relay's. */
+function ChainNonceCell({ row }: { row: WalletRow }) {
+  const chain = row.chainNonce;
+  const gap = nonceGap(row);
+  if (!chain) return <td class="chain-nonce" data-gap="unknown">not read yet</td>;
+  return (
+    <td class="chain-nonce" data-gap={gap.kind} data-latest={chain.latest} data-pending={chain.pending}>
+      <span title={`mined ${chain.latest}, with pending ${chain.pending}`}>{chain.pending === chain.latest ? chain.latest : `${chain.latest} (${chain.pending} pending)`}</span>{" "}
+      <span class="reason">{ago(chain.readAt, Date.now())}</span>
+      {gap.kind === "in-flight" && <span class="badge wait">{gap.count} in flight</span>}
+      {gap.kind === "reconcile" && (
+        <span class="badge bad" title="The chain has mined nonces the relay has not handed out: a send from outside the relay; the relay reconciles it">
+          chain ahead by {gap.count}
+        </span>
+      )}
+    </td>
+  );
+}
+
 /**
  * The project's wallets on every chain: balance as the relay last read it, low-balance state,
- * the relay's next nonce, confirmed and in-flight transactions; and the latest top-ups (managed gas).
+ * the relay's next nonce beside the chain's, confirmed and in-flight transactions; and the latest top-ups (managed gas).
  */
 export function WalletsPage(props: { session: Session }) {
   const view = usePoll(() => loadWallets(props.session), props.session.projectId, 3000);
@@ -61,6 +81,7 @@ export function WalletsPage(props: { session: Session }) {
                 <th scope="col">Chain</th>
                 <th scope="col">Balance</th>
                 <th scope="col">Next nonce</th>
+                <th scope="col">Chain nonce</th>
                 <th scope="col">In flight</th>
                 <th scope="col" class="hide-narrow">Confirmed</th>
                 <th scope="col" class="hide-narrow">State</th>
@@ -78,6 +99,7 @@ export function WalletsPage(props: { session: Session }) {
                     {w.lowBalance && <span class="badge bad low-flag">low</span>}
                   </td>
                   <td>{w.nonce}</td>
+                  <ChainNonceCell row={w} />
                   <td class="in-flight">
                     {v.inFlight.get(keyOf(w.chainId, w.walletAddress)) ?? 0}
                     {v.inFlightCapped ? "+" : ""}
