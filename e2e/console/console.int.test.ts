@@ -332,12 +332,22 @@ describe("the console in a browser", () => {
     await page.close();
   });
 
-  it("charts the project's last hour and day: accepted and confirmed, time to confirm, delivery success, the queue now", async () => {
+  it("charts the project's last hour and day: accepted and confirmed, time to confirm, delivery success, queue depth, the queue now", async () => {
     const api = async (window: string) =>
       (await (await fetch(`${gatewayUrl}/transact/project/${project.projectId}/activity?window=${window}`, { headers: { authorization: `Bearer ${project.apiKey}` } })).json()) as {
-        buckets: { accepted: number; confirmed: number }[];
+        buckets: { accepted: number; confirmed: number; waitingTransactions: number | null }[];
         waiting: { submitted: number };
       };
+    // The queue depth sample the tx-worker takes once a minute (its first at start-up), asked for now
+    // too: a minute already sampled is not sampled again.
+    const producer = createProducer({ connection: redis, prefix });
+    await producer.enqueue("sampleQueueDepths", { v: 1 });
+    await producer.close();
+    const sampledBuckets = async () => (await api("hour")).buckets.filter((b) => b.waitingTransactions !== null);
+    for (let tries = 0; (await sampledBuckets()).length === 0; tries++) {
+      if (tries > 100) throw new Error("no queue depth sample");
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const hour = await api("hour");
     const accepted = hour.buckets.reduce((n, b) => n + b.accepted, 0);
     expect(accepted).toBeGreaterThan(3);
@@ -352,6 +362,13 @@ describe("the console in a browser", () => {
     expect(await page.getByTestId("delivery-rate").textContent()).toMatch(/^\d+ %$/);
     await page.getByTestId("queue").getByText(String(hour.waiting.submitted)).first().waitFor();
     expect(await page.locator("svg.chart rect").count()).toBeGreaterThan(0);
+    // The queue depth chart: a point per sampled minute, as many as the API answered (or one more, a minute later).
+    const sampled = hour.buckets.filter((b) => b.waitingTransactions !== null);
+    const peak = Math.max(...sampled.map((b) => b.waitingTransactions ?? 0));
+    await page.getByTestId("queued-buckets").waitFor();
+    expect(Number(await page.getByTestId("queued-buckets").textContent())).toBeGreaterThanOrEqual(sampled.length);
+    expect(Number(await page.getByTestId("queued-max").textContent())).toBeGreaterThanOrEqual(peak);
+    expect(await page.locator('svg.chart[aria-label*="unfinished transactions"] circle').count()).toBeGreaterThanOrEqual(2 * sampled.length);
     await page.screenshot({ path: join(SCREENSHOTS, "console-activity.png"), fullPage: true });
 
     await page.getByRole("button", { name: "Last day" }).click();

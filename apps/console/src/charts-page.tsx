@@ -12,7 +12,8 @@ const total = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 
 /**
  * The project's activity over the last hour or day (GET …/activity): accepted and confirmed per
- * minute, time to confirm, the share of delivery attempts its receivers took, and its queue now.
+ * minute, time to confirm, the share of delivery attempts its receivers took, its queue depth
+ * sampled once a minute, and its queue now.
  */
 export function ChartsPage(props: { session: Session }) {
   const [range, setRange] = useState<"hour" | "day">("hour");
@@ -62,6 +63,12 @@ function Charts(props: { a: ProjectActivity; perMinute: (n: number) => number })
   const attempts = total(a.buckets.map((b) => b.deliveryAttempts));
   const delivered = total(a.buckets.map((b) => b.deliveredAttempts));
   const success: Series[] = [{ label: "Delivered (2xx)", values: a.buckets.map((b) => (b.deliveryAttempts === 0 ? null : (100 * b.deliveredAttempts) / b.deliveryAttempts)), tone: "tone-b" }];
+  const queued: Series[] = [
+    { label: "Transactions unfinished", values: a.buckets.map((b) => b.waitingTransactions), tone: "tone-a" },
+    { label: "Deliveries to make", values: a.buckets.map((b) => b.waitingDeliveries), tone: "tone-c" },
+  ];
+  const sampled = a.buckets.filter((b) => b.waitingTransactions !== null);
+  const peakQueued = Math.max(0, ...sampled.map((b) => b.waitingTransactions ?? 0));
   const p50s = a.buckets.map((b) => b.confirmSecondsP50).filter((v): v is number => v !== null);
   const worst = Math.max(0, ...a.buckets.map((b) => b.confirmSecondsP99 ?? 0));
 
@@ -93,6 +100,27 @@ function Charts(props: { a: ProjectActivity; perMinute: (n: number) => number })
           Delivery success: <span data-testid="delivery-rate">{attempts === 0 ? "no attempts" : `${Math.round((100 * delivered) / attempts)} %`}</span> of {attempts} attempts answered 2xx
         </figcaption>
         <BarChart series={success} unit="%" max={100} first={first} last={last} label={`${delivered} of ${attempts} delivery attempts answered 2xx in the last ${a.window}`} />
+      </figure>
+      <figure>
+        <figcaption>
+          Queue depth{a.window === "day" ? " (the most at a minute of each quarter hour)" : ""}:{" "}
+          {sampled.length === 0 ? (
+            "not sampled yet"
+          ) : (
+            <>
+              at most <span data-testid="queued-max">{peakQueued}</span> transactions unfinished, sampled in <span data-testid="queued-buckets">{sampled.length}</span> of {a.buckets.length}{" "}
+              {a.window === "hour" ? "minutes" : "quarter hours"}
+            </>
+          )}
+        </figcaption>
+        <LineChart
+          series={queued}
+          unit=""
+          first={first}
+          last={last}
+          label={`The project's unfinished transactions and deliveries still to make, sampled once a minute; at most ${peakQueued} transactions in the last ${a.window}`}
+        />
+        <Legend series={queued} />
       </figure>
       <figure>
         <figcaption>Queue now</figcaption>

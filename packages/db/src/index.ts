@@ -43,6 +43,7 @@ export * from "./webhooks/webhook-history.repository";
 export * from "./webhooks/webhook-secret.repository";
 export * from "./webhooks/transaction-events.repository";
 export * from "./activity/project-activity.repository";
+export * from "./activity/queue-depth.repository";
 export * from "./webhooks/wallet-balance.repository";
 export type { WalletBalanceLowPayload } from "./webhooks/wallet-balance-event";
 export * from "./metrics/metrics.repository";

@@ -20,6 +20,15 @@ const bucket = z.object({
   confirmSecondsP99: z.number().nullable(),
   deliveryAttempts: z.number().int().meta({ description: "Attempts to deliver the project's events to its receivers" }),
   deliveredAttempts: z.number().int().meta({ description: "Of those, the ones answered with a 2xx" }),
+  waitingTransactions: z
+    .number()
+    .int()
+    .nullable()
+    .meta({
+      description:
+        "The project's unfinished transactions (PENDING, SUBMITTED, PAUSED) as sampled once a minute: the most at a sampled minute of the bucket; null when no minute of it was sampled (no tx-worker running)",
+    }),
+  waitingDeliveries: z.number().int().nullable().meta({ description: "The project's deliveries still to make or retry, sampled the same way" }),
 });
 
 export const activityResponse = z

@@ -131,6 +131,9 @@ export interface ProjectActivity {
     confirmSecondsP99: number | null;
     deliveryAttempts: number;
     deliveredAttempts: number;
+    /** The project's unfinished transactions and deliveries still to make, the most at a sampled minute of the bucket; null when none was sampled. */
+    waitingTransactions: number | null;
+    waitingDeliveries: number | null;
   }[];
   waiting: { pending: number; submitted: number; paused: number; deliveriesPending: number; eventsUndispatched: number };
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../client";
 import { ACCEPTED, CONFIRMED, DELIVERIES, WAITING } from "./project-activity.sql";
+import { QUEUE_DEPTHS } from "./queue-depth.sql";
 
 /** The windows the activity read answers, and their bucket sizes. */
 export const ACTIVITY_WINDOWS = {
@@ -21,6 +22,12 @@ export interface ActivityBucket {
   /** Delivery attempts to the project's receivers, and those answered with a 2xx. */
   deliveryAttempts: number;
   deliveredAttempts: number;
+  /**
+   * The most of the project's work waiting at a minute of the bucket, from the per-minute sample:
+   * unfinished transactions and deliveries still to make. Null when no minute of it was sampled.
+   */
+  waitingTransactions: number | null;
+  waitingDeliveries: number | null;
 }
 
 export interface ProjectActivity {
@@ -39,7 +46,7 @@ export function createProjectActivity(sql: Sql, now: () => number = Date.now) {
     const last = Math.floor(now() / bucketMs) * bucketMs;
     const count = seconds / bucketSeconds;
     const from = new Date(last - (count - 1) * bucketMs);
-    const [accepted, confirmed, deliveries, waiting] = await Promise.all([
+    const [accepted, confirmed, deliveries, waiting, depths] = await Promise.all([
       sql.query<{ bucket: number; n: number }>({ name: "activity.accepted", text: ACCEPTED }, [projectId, from, bucketSeconds]),
       sql.query<{ bucket: number; n: number; p50: number | null; p99: number | null }>({ name: "activity.confirmed", text: CONFIRMED }, [
         projectId,
@@ -49,6 +56,7 @@ export function createProjectActivity(sql: Sql, now: () => number = Date.now) {
       ]),
       sql.query<{ bucket: number; n: number; ok: number }>({ name: "activity.deliveries", text: DELIVERIES }, [projectId, from, bucketSeconds]),
       sql.query<ProjectActivity["waiting"]>({ name: "activity.waiting", text: WAITING }, [projectId]),
+      sql.query<{ bucket: number; transactions: number; deliveries: number }>({ name: "activity.queueDepths", text: QUEUE_DEPTHS }, [projectId, from, bucketSeconds]),
     ]);
     const buckets: ActivityBucket[] = Array.from({ length: count }, (_, i) => ({
       start: new Date(from.getTime() + i * bucketMs),
@@ -58,6 +66,8 @@ export function createProjectActivity(sql: Sql, now: () => number = Date.now) {
       confirmSecondsP99: null,
       deliveryAttempts: 0,
       deliveredAttempts: 0,
+      waitingTransactions: null,
+      waitingDeliveries: null,
     }));
     // Rows past the last bucket (a clock a moment ahead of this process's) are left out.
     const at = (i: number) => buckets[i];
@@ -77,6 +87,12 @@ export function createProjectActivity(sql: Sql, now: () => number = Date.now) {
       if (!b) continue;
       b.deliveryAttempts = r.n;
       b.deliveredAttempts = r.ok;
+    }
+    for (const r of depths.rows) {
+      const b = at(r.bucket);
+      if (!b) continue;
+      b.waitingTransactions = r.transactions;
+      b.waitingDeliveries = r.deliveries;
     }
     return { window, bucketSeconds, buckets, waiting: waiting.rows[0]! };
   };
