@@ -11,6 +11,8 @@ ensure_test_packages
 bash scripts/generate.sh
 echo "== type check"
 "${PNPM[@]}" exec tsc -p tsconfig.json
+# The console runs in the browser (DOM types, JSX): its own tsconfig.
+"${PNPM[@]}" exec tsc -p apps/console/tsconfig.json
 echo "== tests"
 "${PNPM[@]}" exec jest --ci "$@"
 # The transaction, signature and webhook suites again (scripts/pooled-suites.txt), through a

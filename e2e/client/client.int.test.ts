@@ -109,6 +109,19 @@ describe("@relay/client against the relay", () => {
       expect(() => verifyWebhook(callback.secret, first.body.replace("PENDING", "CONFIRMED"), first.headers)).toThrow(WebhookVerificationError);
       expect(() => verifyWebhook("whsec_" + Buffer.alloc(32, 9).toString("base64"), first.body, first.headers)).toThrow(WebhookVerificationError);
 
+      // The transaction's events and their deliveries; one of them sent again; the project's activity.
+      const sentEvents = await relay.getTransactionEvents(transactionId);
+      expect(sentEvents.events.map((e) => [e.eventId, (e.payload as { data: { status: string } }).data.status])).toEqual(events.map((e) => [e.id, e.eventType === "TransactionStatusChange" && e.data.status]));
+      for (const e of sentEvents.events) expect(e.deliveries).toEqual([expect.objectContaining({ eventCallbackId: callback.id, callbackURL: hooks.url, status: "DELIVERED", lastResponseStatus: 200 })]);
+      const again = await relay.redeliverEvent(callback.id, sentEvents.events[0]!.deliveries[0]!.deliveryId);
+      expect(again).toEqual({ deliveryId: sentEvents.events[0]!.deliveries[0]!.deliveryId, eventCallbackId: callback.id, eventId: sentEvents.events[0]!.eventId, status: "PENDING", previousStatus: "DELIVERED" });
+      await until(() => hooks.received.length >= 5, 20_000);
+      expect(verifyWebhook(callback.secret, hooks.received[4]!.body, hooks.received[4]!.headers).id).toBe(again.eventId);
+      expect((await relay.listProjects()).projects.map((p) => p.projectId)).toEqual([project.projectId]);
+      const activity = await relay.getActivity({ window: "hour" });
+      expect(activity.buckets).toHaveLength(60);
+      expect(activity.buckets.reduce((n, b) => n + b.confirmed, 0)).toBeGreaterThanOrEqual(1);
+
       // Our list and the Syndicate-compatible reads.
       const list = await relay.listTransactions({ status: ["CONFIRMED"], chainId: anvil.chainId });
       expect(list.transactions.map((t) => t.transactionId)).toContain(transactionId);
@@ -125,7 +138,8 @@ describe("@relay/client against the relay", () => {
 
       // The callback's stats, a rotated secret that signs the next deliveries, deletion.
       const listed = (await relay.listEventCallbacks()).find((c) => c.id === callback.id)!;
-      expect(listed.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200, 200]);
+      // Four deliveries and the redelivery.
+      expect(listed.stats.map((s) => s.responseStatus)).toEqual([200, 200, 200, 200, 200]);
       const rotated = await relay.rotateEventCallbackSecret(callback.id);
       expect(rotated.secret).not.toBe(callback.secret);
       hooks.received.length = 0;

@@ -16,6 +16,9 @@ import type * as funding from "../../apps/gateway/src/syndicate/funding.schema";
 import type * as typed from "../../apps/gateway/src/syndicate/signing.schema";
 import type * as call from "../../apps/gateway/src/syndicate/call.schema";
 import type * as policy from "../../apps/gateway/src/routes/policy.schema";
+import type * as txEvents from "../../apps/gateway/src/routes/transaction-events.schema";
+import type * as activity from "../../apps/gateway/src/routes/activity.schema";
+import type * as projects from "../../apps/gateway/src/routes/projects.schema";
 import type * as events from "@relay/webhooks";
 
 /** zod 4's z.output / z.input, without importing zod here. */
@@ -55,6 +58,10 @@ export type Conformance = [
   Check<Same<C.WalletWithData, Out<typeof wallets.walletWithDataResponse>>>,
   Check<Same<C.FundingTransactions, Out<typeof funding.fundingTransactionsResponse>>>,
   Check<Same<C.ProjectPolicy, Out<typeof policy.projectPolicyResponse>>>,
+  Check<Same<C.TransactionEvents, Out<typeof txEvents.transactionEventsResponse>>>,
+  Check<Same<C.ProjectActivity, Out<typeof activity.activityResponse>>>,
+  Check<Same<C.Redelivery, Out<typeof callbacks.redeliveryResponse>>>,
+  Check<Same<C.Projects, Out<typeof projects.projectsResponse>>>,
   Check<Sends<C.SignTypedDataRequest, In<typeof typed.signTypedDataRequest>>>,
   Check<Same<C.SignTypedDataResponse, Out<typeof typed.signTypedDataResponse>>>,
   Check<Same<C.TypedDataSignature, Out<typeof typed.typedSignature>>>,

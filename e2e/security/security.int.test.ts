@@ -28,6 +28,9 @@ interface Seeded {
   callbackIds: string[];
 }
 
+/** The operator's token: reads (GET) of any project's routes, nothing else (docs/console.md). */
+const ADMIN_TOKEN = "security-test-admin-token-0123456789";
+
 describe("security: keys × projects × routes, limits and secrets", () => {
   let h: Harness;
   let database: TestDatabase;
@@ -41,6 +44,9 @@ describe("security: keys × projects × routes, limits and secrets", () => {
   let typedB: string;
   /** Transactions of project A the cancel (PENDING) and speedUp (SUBMITTED) routes act on. */
   let toCancel: string;
+  /** A FAILED delivery of an event of A to A's first registration (no webhook worker runs here: written by hand). */
+  let deliveryA: string;
+  let deliveryB: string;
   let toSpeedUp: string;
   /** Every answer the gateway gave in this file, to scan for secrets. */
   const answers: Answer[] = [];
@@ -85,7 +91,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrate: true });
-    h = await startHarness("security", { signTimeoutMs: 1500 }, { databaseUrl: database.url });
+    h = await startHarness("security", { signTimeoutMs: 1500, adminToken: ADMIN_TOKEN }, { databaseUrl: database.url });
     await createChainRepository(h.db).upsert({ chainId: BigInt(CHAIN_ID), name: "security", rpcUrls: ["http://127.0.0.1:9"], confirmations: 1, lowBalanceThresholdWei: 0n, blockTimeMs: 1000, stuckAfterSeconds: 30 });
     a = await seed();
     b = await seed();
@@ -108,6 +114,17 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       more.push(await call("POST", "/transact/sendTransaction", a.fixture.apiKey, { projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" }));
     }
     [toCancel, toSpeedUp] = more.map((r) => r.body.transactionId as string) as [string, string];
+    const failedDelivery = async (seeded: Seeded) =>
+      (
+        await h.db.$queryRawUnsafe<{ id: string }[]>(
+          `INSERT INTO webhook_delivery (event_id, event_callback_id, status, attempts)
+           SELECT e.id, $2::uuid, 'FAILED', 3 FROM event e WHERE e.project_id = $1::uuid ORDER BY e.seq LIMIT 1 RETURNING id`,
+          seeded.fixture.projectId,
+          seeded.callbackIds[0],
+        )
+      )[0]!.id;
+    deliveryA = await failedDelivery(a);
+    deliveryB = await failedDelivery(b);
     // No tx-worker runs here: the status a speed-up needs is set by hand.
     await h.db.$executeRawUnsafe(`UPDATE transaction SET status = 'SUBMITTED' WHERE id = $1::uuid`, toSpeedUp);
   });
@@ -124,10 +141,13 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ["GET signature", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/signatures/${a.signatureId}` })],
     ["POST sendTransaction", () => ({ method: "POST", path: "/transact/sendTransaction", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID, contractAddress: a.fixture.wallets[0]!.address, functionSignature: "ping()" } })],
     ["GET transaction", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions/${a.transactionId}` })],
+    ["GET transaction events", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/transactions/${a.transactionId}/events` })],
+    ["GET activity", () => ({ method: "GET", path: `/transact/project/${a.fixture.projectId}/activity?window=day` })],
     ["POST eventCallback", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback`, body: { callbackURL: "https://example.com/matrix", eventType: "TransactionStatusChange" } })],
     ["GET eventCallbacks", () => ({ method: "GET", path: `/webhook/project/${a.fixture.projectId}/eventCallbacks` })],
     ["POST rotateSecret", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/rotateSecret` })],
     ["DELETE eventCallback", () => ({ method: "DELETE", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[2]}` })],
+    ["POST redeliver", () => ({ method: "POST", path: `/webhook/project/${a.fixture.projectId}/eventCallback/${a.callbackIds[0]}/delivery/${deliveryA}/redeliver` })],
     ["GET funding transactions", () => ({ method: "GET", path: `/funding/project/${a.fixture.projectId}/transactions` })],
     ["GET wallets", () => ({ method: "GET", path: `/wallet/project/${a.fixture.projectId}/wallets?withData=true` })],
     ["POST createWallet", () => ({ method: "POST", path: "/wallet/create", body: { projectId: a.fixture.projectId, chainId: CHAIN_ID } })],
@@ -181,13 +201,19 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     const attempts = [
       await call("GET", `/wallet/project/${A}/signatures/${b.signatureId}`, key),
       await call("GET", `/transact/project/${A}/transactions/${b.transactionId}`, key),
+      await call("GET", `/transact/project/${A}/transactions/${b.transactionId}/events`, key),
       await call("DELETE", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}`, key),
       await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/rotateSecret`, key),
       await call("GET", `/wallet/project/${A}/request/${b.transactionId}`, key),
       await call("POST", `/transact/project/${A}/transactions/${b.transactionId}/cancel`, key),
       await call("POST", `/transact/project/${A}/transactions/${b.transactionId}/speedUp`, key),
+      await call("POST", `/webhook/project/${A}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
+      await call("POST", `/webhook/project/${A}/eventCallback/${a.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404, 404]);
+    // B's delivery was not sent again.
+    const [deliveryOfB] = await h.db.$queryRawUnsafe<{ status: string }[]>(`SELECT status::text FROM webhook_delivery WHERE id = $1::uuid`, deliveryB);
+    expect(deliveryOfB!.status).toBe("FAILED");
     // B's transaction was neither cancelled nor marked.
     const bTx = await call("GET", `/transact/project/${b.fixture.projectId}/transactions/${b.transactionId}`, b.fixture.apiKey);
     expect(bTx.body.status).toBe("PENDING");
@@ -205,7 +231,7 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     const theirs = await call("GET", `/transact/project/${b.fixture.projectId}/transactions?limit=1`, b.fixture.apiKey);
     const withTheirCursor = await call("GET", `/transact/project/${A}/transactions?cursor=${theirs.body.nextCursor as string}`, key);
     expect([withTheirCursor.status, withTheirCursor.body.message]).toEqual([400, "cursor belongs to another project's list"]);
-    for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback) [0-9a-f-]+ in project ${A}$`));
+    for (const r of attempts) expect(r.body.message).toMatch(new RegExp(`^No (signature|transaction|event callback|delivery [0-9a-f-]+ of event callback) [0-9a-f-]+ in project ${A}$`));
     expect(await sealedSecret(b.callbackIds[0]!)).toBe(sealedBefore);
     const listed = await call("GET", `/webhook/project/${b.fixture.projectId}/eventCallbacks`, b.fixture.apiKey);
     expect((listed.body as unknown as { id: string; disabled: boolean }[]).find((c) => c.id === b.callbackIds[0])?.disabled).toBe(false);
@@ -235,9 +261,12 @@ describe("security: keys × projects × routes, limits and secrets", () => {
       await call("GET", `/wallet/project/${B}/signatures/${b.signatureId}`, key),
       await call("POST", "/transact/sendTransaction", key, { projectId: B, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
       await call("GET", `/transact/project/${B}/transactions/${b.transactionId}`, key),
+      await call("GET", `/transact/project/${B}/transactions/${b.transactionId}/events`, key),
+      await call("GET", `/transact/project/${B}/activity`, key),
       await call("POST", `/webhook/project/${B}/eventCallback`, key, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
       await call("GET", `/webhook/project/${B}/eventCallbacks`, key),
       await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}/rotateSecret`, key),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, key),
       await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[1]}`, key),
       // UUIDs are case-insensitive: B's id in upper case is still B's.
       await call("GET", `/transact/project/${B.toUpperCase()}/transactions/${b.transactionId}`, key),
@@ -263,6 +292,66 @@ describe("security: keys × projects × routes, limits and secrets", () => {
     ];
     expect(attempts.map((r) => r.status)).toEqual(attempts.map(() => 403));
     expect(await rows()).toEqual(before);
+  });
+
+  it("GET /transact/projects: a key lists its own project only, ADMIN_TOKEN every project; refused credentials are 401", async () => {
+    const own = await call("GET", "/transact/projects", a.fixture.apiKey);
+    expect((own.body.projects as { projectId: string }[]).map((p) => p.projectId)).toEqual([a.fixture.projectId]);
+    const all = await call("GET", "/transact/projects", ADMIN_TOKEN);
+    expect((all.body.projects as { projectId: string }[]).map((p) => p.projectId)).toEqual(expect.arrayContaining([a.fixture.projectId, b.fixture.projectId]));
+    for (const token of [undefined, "not-a-key", revokedToken, `${ADMIN_TOKEN}0`]) expect((await call("GET", "/transact/projects", token)).status).toBe(401);
+  });
+
+  it("lets ADMIN_TOKEN read both projects through every GET route, and refuses it (403) on every route that changes something", async () => {
+    const reads = (p: Seeded, typed: string) => {
+      const P = p.fixture.projectId;
+      return [
+        `/wallet/project/${P}/signatures/${p.signatureId}`,
+        `/transact/project/${P}/transactions/${p.transactionId}`,
+        `/transact/project/${P}/transactions/${p.transactionId}/events`,
+        `/transact/project/${P}/activity`,
+        `/transact/project/${P}/transactions?status=PENDING`,
+        `/transact/project/${P}/policy`,
+        `/webhook/project/${P}/eventCallbacks`,
+        `/funding/project/${P}/transactions`,
+        `/wallet/project/${P}/wallets`,
+        `/wallet/project/${P}/request/${p.transactionId}`,
+        `/wallet/project/${P}/requests?search=${p.transactionId}`,
+        `/wallet/project/${P}/transactions`,
+        `/wallet/project/${P}/transactionStats`,
+        `/wallet/project/${P}/signature/${typed}`,
+        `/wallet/project/${P}/signatures`,
+        `/wallet/project/${P}/personalSignature/${p.signatureId}`,
+        `/wallet/project/${P}/personalSignatures`,
+      ];
+    };
+    const paths = [...reads(a, typedA), ...reads(b, typedB)];
+    const answered = await Promise.all(paths.map(async (path) => ({ path, status: (await call("GET", path, ADMIN_TOKEN)).status })));
+    expect(answered).toEqual(paths.map((path) => ({ path, status: 200 })));
+    const list = await call("GET", `/transact/project/${b.fixture.projectId}/transactions`, ADMIN_TOKEN);
+    expect((list.body.transactions as { transactionId: string }[]).map((t) => t.transactionId)).toContain(b.transactionId);
+
+    const B = b.fixture.projectId;
+    const before = await rows();
+    const writes = [
+      await call("POST", `/wallet/project/${B}/personalSign`, ADMIN_TOKEN, { signerAddress: b.fixture.wallets[0]!.address, message: "x" }),
+      await call("POST", "/transact/sendTransaction", ADMIN_TOKEN, { projectId: B, chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
+      await call("POST", `/webhook/project/${B}/eventCallback`, ADMIN_TOKEN, { callbackURL: "https://example.com/x", eventType: "WalletBalanceLow" }),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/rotateSecret`, ADMIN_TOKEN),
+      await call("POST", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}/delivery/${deliveryB}/redeliver`, ADMIN_TOKEN),
+      await call("DELETE", `/webhook/project/${B}/eventCallback/${b.callbackIds[0]}`, ADMIN_TOKEN),
+      await call("POST", "/wallet/create", ADMIN_TOKEN, { projectId: B, chainId: CHAIN_ID }),
+      await call("POST", "/wallet/toggleIsActive", ADMIN_TOKEN, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
+      await call("POST", "/wallet/retire", ADMIN_TOKEN, { projectId: B, walletAddress: b.fixture.wallets[0]!.address }),
+      await call("POST", `/wallet/project/${B}/signTypedData`, ADMIN_TOKEN, typedData(b.fixture.wallets[0]!.address)),
+      await call("POST", `/transact/project/${B}/transactions/${b.transactionId}/cancel`, ADMIN_TOKEN),
+      await call("POST", `/transact/project/${B}/transactions/${b.transactionId}/speedUp`, ADMIN_TOKEN),
+      await call("POST", "/transact/call", ADMIN_TOKEN, { chainId: CHAIN_ID, contractAddress: b.fixture.wallets[0]!.address, functionSignature: "ping()" }),
+    ];
+    expect(writes.map((r) => r.status)).toEqual(writes.map(() => 403));
+    expect(await rows()).toEqual(before);
+    // Not a key: a token that is not exactly ADMIN_TOKEN is an unknown key.
+    expect((await call("GET", `/transact/project/${B}/transactions`, `${ADMIN_TOKEN}0`)).status).toBe(401);
   });
 
   it("refuses to sign with project B's wallet through project A, and B's signatureId used through A is A's own, revealing nothing of B", async () => {
@@ -347,10 +436,10 @@ describe("security: keys × projects × routes, limits and secrets", () => {
 
   it("keeps API keys, webhook secrets, private keys and both KEKs out of logs, out of Redis, and out of every answer but the one that hands a secret out", async () => {
     const bytes = (k: Harness["kek"]) => [...k.keys.values()].map((key) => Buffer.from(key)).flatMap((key) => [key.toString("hex"), key.toString("base64"), key.toString("base64url")]);
-    const tokens = [a.fixture.apiKey, b.fixture.apiKey, revokedToken];
+    const tokens = [a.fixture.apiKey, b.fixture.apiKey, revokedToken, ADMIN_TOKEN];
     const secrets = [
       ...tokens,
-      ...tokens.map((t) => parseApiKey(t)!.secret),
+      ...tokens.flatMap((t) => parseApiKey(t)?.secret ?? []),
       ...[a.privateKey, b.privateKey].flatMap((k) => [k, k.slice(2), Buffer.from(k.slice(2), "hex").toString("base64")]),
       ...bytes(h.kek),
       ...bytes(h.webhookKeyring),

@@ -188,6 +188,9 @@ describe("Syndicate SDK: wallets", () => {
       const row = rows.find((r) => r.walletAddress === address)!;
       expect(row.txCount).toBe(txCount);
       expect(row.balance).toBe((await chain.recorder.provider.getBalance(address)).toString());
+      // The relay's field beside Syndicate's: the low-balance state it recorded with the balance.
+      const [state] = await h.db.$queryRawUnsafe<{ low: boolean }[]>(`SELECT low FROM wallet_balance_state WHERE address = $1 AND chain_id = $2`, address, CHAIN_ID);
+      expect((row as { lowBalance?: boolean }).lowBalance).toBe(state!.low);
     }
   });
 

@@ -1,6 +1,6 @@
 /**
  * `tsx scripts/build/assemble.ts <dir>`: lays out in <dir> what the production image runs, after
- * `pnpm build`: the bundles (and their source maps) at the paths they have in the repository,
+ * `pnpm build`: the bundles (and their source maps) and the console's files at the paths they have in the repository,
  * prisma/migrations for the migrate step, and node_modules holding runtime/package.json's
  * dependencies only, installed for production from the lockfile. The Dockerfile's final stage is a
  * copy of this folder; `node apps/<app>/dist/main.js` runs an app from it.
@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { CONSOLE_DIST } from "./console";
 import { TARGETS } from "./targets";
 
 const root = resolve(__dirname, "../..");
@@ -46,6 +47,7 @@ function assemble(dir: string): void {
   for (const target of TARGETS) {
     if (!existsSync(join(root, target.outfile))) throw new Error(`${target.outfile} is missing: run \`pnpm build\` first`);
   }
+  if (!existsSync(join(CONSOLE_DIST, "index.html"))) throw new Error("apps/console/dist is missing: run `pnpm build` first");
   // pnpm deploy asks for injected workspace packages; runtime/ has no workspace dependencies, so
   // the setting changes nothing in what it installs.
   pnpm(["--filter", "@relay/runtime", "--prod", "--config.inject-workspace-packages=true", "deploy", "--offline", "--reporter=silent", dir]);
@@ -56,6 +58,8 @@ function assemble(dir: string): void {
     for (const file of [target.outfile, `${target.outfile}.map`]) cpSync(join(root, file), join(dir, file));
   }
   cpSync(join(root, "prisma", "migrations"), join(dir, "prisma", "migrations"), { recursive: true });
+  // The console's static files, where the gateway's bundle looks for them (apps/console/dist).
+  cpSync(CONSOLE_DIST, join(dir, "apps", "console", "dist"), { recursive: true });
 }
 
 const dir = process.argv[2];

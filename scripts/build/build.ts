@@ -9,6 +9,7 @@
 import { build } from "esbuild";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { buildConsole } from "./console";
 import { externalPackages, undeclaredExternals } from "./declared-externals";
 import { EXTERNAL, NEVER_INSTALLED, TARGETS, type BuildTarget } from "./targets";
 
@@ -43,7 +44,7 @@ async function bundle(target: BuildTarget): Promise<Set<string>> {
 async function main(): Promise<void> {
   const runtime = dependenciesOf("runtime");
   const started = Date.now();
-  const built = await Promise.all(TARGETS.map(async (target) => ({ target, externals: await bundle(target) })));
+  const [built] = await Promise.all([Promise.all(TARGETS.map(async (target) => ({ target, externals: await bundle(target) }))), buildConsole()]);
   const problems: string[] = [];
   for (const { target, externals } of built) problems.push(...undeclaredExternals(target, externals, dependenciesOf(target.packageDir), runtime));
   if (problems.length > 0) {
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   }
   const names = TARGETS.map((t) => t.name);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`Built ${names.slice(0, -1).join(", ")} and ${names.at(-1)} into their dist/ folders (${seconds} s)\n`);
+  process.stdout.write(`Built ${names.slice(0, -1).join(", ")} and ${names.at(-1)} into their dist/ folders, and the console into apps/console/dist (${seconds} s)\n`);
 }
 
 main().catch((e: unknown) => {

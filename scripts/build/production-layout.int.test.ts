@@ -138,6 +138,10 @@ describe("the production layout (pnpm build + scripts/build/assemble.ts)", () =>
     const dashboard = await fetch(`${base}/admin/queues`, { headers: { authorization: `Bearer ${adminToken}` } });
     expect(dashboard.status).toBe(200);
     expect(await dashboard.text()).toContain('<base href="/admin/queues/"');
+    // The console, from the files the layout carries beside the gateway's bundle.
+    const consoleScript = await fetch(`${base}/console/assets/console.js`);
+    expect(consoleScript.status).toBe(200);
+    expect((await fetch(`${base}/console/transactions`)).status).toBe(200);
 
     await worker.waitFor("tx worker started");
   }, 120_000);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Debian packages the tests need (SoftHSM2 for the PKCS#11 custody tests, PgBouncer for the pooled run). Sourced by
+# Debian packages the tests need (SoftHSM2 for the PKCS#11 custody tests, PgBouncer for the pooled run,
+# Chromium for the console's browser tests). Sourced by
 # scripts/test.sh; `ensure_debian_package <package> <file>` installs <package> with apt-get when
 # <file> (a binary or library it provides) is missing. Needs root or passwordless sudo; the
 # package lists are refreshed only when an install is needed.
@@ -25,4 +26,6 @@ ensure_debian_package() {
 ensure_test_packages() {
   ensure_debian_package softhsm2 /usr/lib/softhsm/libsofthsm2.so
   ensure_debian_package pgbouncer /usr/sbin/pgbouncer
+  # The console's browser tests (e2e/console) drive it with playwright-core, which downloads no browser.
+  ensure_debian_package chromium /usr/bin/chromium
 }

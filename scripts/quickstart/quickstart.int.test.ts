@@ -347,6 +347,12 @@ describe("npm start (the quick start)", () => {
         expect(ignoreLines.some((line) => [".dev", ".dev/", "/.dev", "/.dev/"].includes(line))).toBe(true);
         expect(ignoreLines.filter((line) => /^!\/?\.dev\b/.test(line))).toEqual([]);
 
+        // The console's address, and the console there (built by the quick start's `pnpm build`).
+        const consoleUrl = /^ {2}Console:\s+(http:\S+)/m.exec(output)?.[1];
+        expect(consoleUrl).toBe(`http://127.0.0.1:${port}/console`);
+        const consolePage = await fetch(consoleUrl as string, { signal: AbortSignal.timeout(15_000) });
+        expect({ status: consolePage.status, html: await consolePage.text() }).toEqual({ status: 200, html: expect.stringContaining("/console/assets/console.js") });
+
         // The wallet is funded on the local chain the quick start runs.
         const balance = await rpc(`http://127.0.0.1:${anvilPort}`, "eth_getBalance", [wallet, "latest"]);
         expect(BigInt(balance as string)).toBeGreaterThan(0n);
@@ -401,7 +407,8 @@ describe("npm start (the quick start)", () => {
         }
 
         // The reference names this demo's records, and every example in it answers as documented:
-        // each request 2xx (speedUp its documented 409), each error example its status and message.
+        // each request 2xx (speedUp its documented 409, redeliver its documented 404: the demo's
+        // registrations have no delivery), each error example its status and message.
         expect(output).toMatch(/^ {2}Reference:\s+its examples name this demo's records/m);
         const baseUrl = `http://127.0.0.1:${port}`;
         const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as OpenApiDocument & { paths: Record<string, { post?: { requestBody?: unknown } }> };
@@ -416,6 +423,7 @@ describe("npm start (the quick start)", () => {
         expect(answered("notFound")).toEqual(new Set([404]));
         expect(outcomes.filter((o) => o.example === "example" && (o.status < 200 || o.status > 299)).map((o) => `${o.method} ${o.path} ${o.status}`)).toEqual([
           "post /transact/project/{projectId}/transactions/{transactionId}/speedUp 409",
+          "post /webhook/project/{projectId}/eventCallback/{eventCallbackId}/delivery/{deliveryId}/redeliver 404",
         ]);
         expect(outcomes.filter((o) => o.example === "example").length).toBeGreaterThan(25);
 

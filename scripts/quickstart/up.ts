@@ -163,6 +163,7 @@ async function main() {
       "",
       "Relay is running.",
       `  API:            ${baseUrl}   (reference: ${baseUrl}/docs)`,
+      `  Console:        ${baseUrl}/console   (open it with the API key below)`,
       ...(reference ? [`  Reference:      its examples name this demo's records: each request in it works as shown (${referenceFile})`] : []),
       `  Project id:     ${demo.projectId}`,
       `  Wallet:         ${demo.walletAddress} (${demo.balanceEth} ETH on chain ${demo.chainId})`,

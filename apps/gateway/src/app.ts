@@ -6,6 +6,7 @@ import {
   createEventCallbackRepository,
   createMetricsRepository,
   createPolicyRepository,
+  createProjectRepository,
   createSignatureRepository,
   createSpendGuard,
   createTransactionControl,
@@ -14,7 +15,10 @@ import {
   createTransactionReads,
   createTransactionSnapshots,
   createTransactionList,
+  createTransactionEvents,
+  createProjectActivity,
   createWalletRepository,
+  createWebhookDeliveryRepository,
   type Database,
   type Sql,
   type SqlPool,
@@ -32,6 +36,7 @@ import { errorHandler, notFound } from "./middleware/errors";
 import { jsonBody } from "./middleware/json-body";
 import { requireHost } from "./middleware/require-host";
 import { rateLimitPerKey } from "./middleware/rate-limit";
+import { consoleRoutes } from "./routes/console.routes";
 import { docsRoutes } from "./routes/docs.routes";
 import { healthRoutes } from "./routes/health.routes";
 import { personalSignRoutes } from "./routes/personal-sign.routes";
@@ -41,7 +46,11 @@ import { createSendTransactionService } from "./services/send-transaction.servic
 import { sendTransactionInternalError, transactionRoutes } from "./routes/transactions.routes";
 import { transactionListRoutes } from "./routes/transaction-list.routes";
 import { transactionControlRoutes } from "./routes/transaction-control.routes";
+import { transactionEventRoutes } from "./routes/transaction-events.routes";
+import { activityRoutes } from "./routes/activity.routes";
+import { projectRoutes } from "./routes/projects.routes";
 import { eventCallbackRoutes } from "./routes/event-callbacks.routes";
+import { eventDeliveryRoutes } from "./routes/event-deliveries.routes";
 import { fundingRoutes } from "./syndicate/funding.routes";
 import type { Kek } from "@relay/secrets";
 import { buildOpenApiDocument } from "./openapi";
@@ -95,6 +104,8 @@ export interface GatewayDeps {
     adminToken?: string | undefined;
     /** The records /openapi.json's examples name (reference/); unset: built-in values. */
     referenceExamplesFile?: string | undefined;
+    /** The console's built files (apps/console/dist); unset or missing: /console answers 503. */
+    consoleDir?: string | undefined;
   };
 }
 
@@ -118,7 +129,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     underAreas(
       ["/wallet", "/transact", "/webhook", "/funding"],
-      authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs }),
+      authenticate({ apiKeys: createApiKeyRepository(db), cacheTtlMs: settings.authCacheTtlMs, operatorToken: settings.adminToken }),
       rateLimitPerKey({ redis: deps.redis, prefix: settings.queuePrefix, perMinute: settings.rateLimitPerMinute, logger: deps.logger }),
     ),
   );
@@ -171,6 +182,14 @@ export function createApp(deps: GatewayDeps): Express {
       replacementRoom: createReplacementRoom({ attempts: (projectId, id) => transactions.attempts(projectId, id), chains: createChainRepository(db) }),
     }),
   );
+  app.use(
+    transactionEventRoutes({
+      events: createTransactionEvents(deps.sql),
+      transactionExists: async (projectId, id) => (await transactions.findById(projectId, id)) !== null,
+    }),
+  );
+  app.use(activityRoutes({ activity: createProjectActivity(deps.sql) }));
+  app.use(projectRoutes({ projects: createProjectRepository(db) }));
   app.use(transactionReadRoutes({ reads: createTransactionReads(deps.sql) }));
   app.use(callRoutes({ reader: createChainReader({ chains: createChainRepository(db), timeoutMs: settings.callTimeoutMs ?? 5_000, logger: deps.logger }) }));
 
@@ -181,6 +200,13 @@ export function createApp(deps: GatewayDeps): Express {
       rotationGraceMs: settings.webhookRotationGraceMs,
       maxPerProject: settings.maxCallbacksPerProject,
       production: settings.env === "production",
+    }),
+  );
+
+  app.use(
+    eventDeliveryRoutes({
+      deliveries: createWebhookDeliveryRepository(deps.sql),
+      wake: (deliveryId) => wakeJob(deps.producer, "deliverWebhook", { v: 1, deliveryId }),
     }),
   );
 
@@ -200,6 +226,7 @@ export function createApp(deps: GatewayDeps): Express {
   );
   const examples = referenceExamplesFromFile({ file: settings.referenceExamplesFile, logger: deps.logger });
   app.use(docsRoutes(referenceDocument(buildOpenApiDocument(), examples, settings)));
+  app.use(consoleRoutes({ dir: settings.consoleDir }));
 
   registerSharedStateMetrics({ registry, queue: deps.producer.queue, records: createMetricsRepository(deps.sql), logger: deps.logger });
   app.use(metricsRoutes({ registry, token: settings.metricsToken, production: settings.env === "production", host: settings.host, logger: deps.logger }));

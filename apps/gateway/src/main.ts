@@ -3,6 +3,7 @@ import { createLogger, runProcess, toError } from "@relay/core";
 import { createDatabase, createPool, warnIfAuditWritable } from "@relay/db";
 import { createMetricsRegistry } from "@relay/metrics";
 import { createProducer, createRedis, createResultWaiter, redisReady } from "@relay/queue";
+import { resolve } from "node:path";
 import { createApp } from "./app";
 import { drainableServer } from "./http-drain";
 import { createHttpServer } from "./http-server";
@@ -30,7 +31,9 @@ async function main() {
   );
 
   const metrics = createMetricsRegistry({ processMetrics: true });
-  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, walletResults, logger, metrics, settings: config });
+  // apps/gateway/src/main.ts and the bundle apps/gateway/dist/main.js are both two folders below apps/.
+  const settings = { ...config, consoleDir: config.consoleDir ?? resolve(__dirname, "../../console/dist") };
+  const app = createApp({ db, sql: pool, signatureSql: signaturePool, redis, producer, signResults, walletResults, logger, metrics, settings });
   const server = createHttpServer(app).listen(config.port, config.host, () => {
     logger.info({ host: config.host, port: config.port }, "gateway listening");
   });

@@ -3,6 +3,7 @@ import { transactionStatusChangeEventSchema, walletBalanceLowEventSchema } from 
 
 /** The reference's sections, in the order /docs shows them, and which routes each holds. */
 const TAGS: readonly { name: string; description: string; holds: (path: string) => boolean }[] = [
+  { name: "Projects", description: "The projects a credential reads", holds: (p) => p === "/transact/projects" },
   { name: "Policies", description: "The project's policy: allowed contracts and functions, value and gas limits (set by an operator)", holds: (p) => p === "/transact/project/{projectId}/policy" },
   { name: "Transactions", description: "Send contract calls, follow, list, cancel and speed them up", holds: (p) => p.startsWith("/transact/") && p !== "/transact/call" },
   { name: "Signing", description: "Personal and EIP-712 signatures by project wallets, and their reads", holds: (p) => /\/(personalSign|signTypedData|signatures?|personalSignatures?)(\/|$)/.test(p) },

@@ -21,6 +21,8 @@ import {
   eventCallbackRequest,
   eventCallbackResponse,
   eventCallbackRotated,
+  deliveryParams,
+  redeliveryResponse,
 } from "./routes/event-callbacks.schema";
 import { cancelResponse, speedUpResponse } from "./routes/transaction-control.schema";
 import { fundingParams, fundingQuery, fundingTransactionsResponse } from "./syndicate/funding.schema";
@@ -38,6 +40,9 @@ import {
 } from "./syndicate/transaction-reads.schema";
 import { registerSyndicateSigningPaths } from "./syndicate/signing.openapi";
 import { projectPolicyResponse } from "./routes/policy.schema";
+import { transactionEventsResponse } from "./routes/transaction-events.schema";
+import { activityParams, activityQuery, activityResponse } from "./routes/activity.schema";
+import { projectsResponse } from "./routes/projects.schema";
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 
@@ -47,12 +52,13 @@ export function buildOpenApiDocument(): object {
   const bearer = registry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "API key created with the admin CLI (`npm run relay -- keys create`)",
+    description:
+      "API key created with the admin CLI (`npm run relay -- keys create`). The operator's ADMIN_TOKEN, where the relay sets one, is accepted too on the GET routes of any project (the console's operator view, docs/console.md); on any other route it is a 403",
   });
   const secured = [{ [bearer.name]: [] }];
   const common = {
     401: json(errorBody, "Missing, unknown or revoked API key"),
-    403: json(errorBody, "The API key belongs to another project, lacks the scope this route needs, or is used from an address outside its IP allowlist (docs/policies.md)"),
+    403: json(errorBody, "The API key belongs to another project, lacks the scope this route needs, or is used from an address outside its IP allowlist (docs/policies.md); or ADMIN_TOKEN was sent to a route that changes something (it only reads)"),
     413: json(errorBody, "Request body too large"),
     // Any request with a body, even one the route ignores, is read first.
     415: json(errorBody, "Content-Type charset or Content-Encoding that is not supported (UTF-8 JSON; gzip, deflate or br)"),
@@ -109,6 +115,33 @@ export function buildOpenApiDocument(): object {
     security: secured,
     request: { params: transactionParams },
     responses: { 200: json(transactionRecordResponse, "The transaction"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/projects",
+    summary: "The projects this credential reads: an API key's own; every project for the operator's ADMIN_TOKEN",
+    security: secured,
+    // No project is named, so none can be another's (no 403 for another project's key).
+    responses: { 200: json(projectsResponse, "The projects"), 401: common[401], 413: common[413], 415: common[415], 429: common[429] },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/activity",
+    summary: "The project's transactions accepted and confirmed, time to confirm, delivery success, in buckets over the last hour or day; and what waits now",
+    security: secured,
+    request: { params: activityParams, query: activityQuery },
+    responses: { 200: json(activityResponse, "The buckets, oldest first"), 400: json(errorBody, "projectId is not a UUID, or window is not hour or day"), ...common },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/transact/project/{projectId}/transactions/{transactionId}/events",
+    summary: "A transaction's events (its status changes) and their deliveries to the project's callback registrations",
+    security: secured,
+    request: { params: transactionParams },
+    responses: { 200: json(transactionEventsResponse, "The events, oldest first"), 400: badId, 404: json(errorBody, "No such transaction in this project"), ...common },
   });
 
   registry.registerPath({
@@ -266,6 +299,21 @@ export function buildOpenApiDocument(): object {
       400: badId,
       404: json(errorBody, "No such registration in this project"),
       409: json(errorBody, "The registration is disabled; register a new one"),
+      ...common,
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: `${callbackBase}/eventCallback/{eventCallbackId}/delivery/{deliveryId}/redeliver`,
+    summary: "Send one event to a registration again: the delivery is due now, on the retry schedule anew",
+    security: secured,
+    request: { params: deliveryParams },
+    responses: {
+      200: json(redeliveryResponse, "The delivery is PENDING and due now"),
+      400: badId,
+      404: json(errorBody, "No such delivery of this registration in this project"),
+      409: json(errorBody, "The registration is disabled; its events are not sent again"),
       ...common,
     },
   });

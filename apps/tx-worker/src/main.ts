@@ -37,6 +37,7 @@ runWorkerProcess("tx-worker", loadTxWorkerConfig, ({ config, logger, pool, db, r
       await worker.producer.schedule("reconcileTransactions");
       await worker.producer.schedule("reconcileNonces");
       await worker.producer.schedule("checkBalances");
+      await worker.producer.schedule("sampleQueueDepths");
     },
     started: { message: "tx worker started", fields: { concurrency: config.concurrency, queuePrefix: config.queuePrefix, custody: custodyNames(custody) } },
     close: async () => {

@@ -5,6 +5,7 @@ import {
   createNonceFillerRepository,
   createTopUpRepository,
   createWalletBalanceRepository,
+  createQueueDepthRepository,
   createTransactionRepository,
   createWalletNonceRepository,
   createWalletRepository,
@@ -23,6 +24,7 @@ import { createProcessTransactionProcessor } from "./processors/process-transact
 import { createReconcileProcessor } from "./processors/reconcile.processor";
 import { createReconcileNoncesProcessor } from "./processors/reconcile-nonces.processor";
 import { createCheckBalancesProcessor } from "./processors/check-balances.processor";
+import { createSampleQueueDepthsProcessor } from "./processors/sample-queue-depths.processor";
 import { createFollowBlocksProcessor } from "./processors/follow-blocks.processor";
 import { createBlockFollower } from "./lifecycle/block-follower";
 import { createFollowerSleep } from "./lifecycle/follower-sleep";
@@ -105,6 +107,7 @@ export function createTxWorker(deps: TxWorkerDeps): WorkerGroup & { producer: Pr
       createCheckBalancesProcessor({ chains: createChainRepository(deps.db), directory: stepDeps.chains, wallets: stepDeps.wallets, step: stepDeps, batch: 1_000 }),
       { ...settings, concurrency: 1 },
     ),
+    createTypedWorker("sampleQueueDepths", createSampleQueueDepthsProcessor({ queueDepths: createQueueDepthRepository(deps.sql), now }), { ...settings, concurrency: 1 }),
     createTypedWorker(
       "reconcileTransactions",
       createReconcileProcessor({ transactions, producer, idleAfterMs: deps.reconcileAfterMs ?? 60_000, batch: 500, now }),

@@ -19,6 +19,10 @@ import {
   type PageQuery,
   type PersonalSignRequest,
   type PersonalSignResponse,
+  type ProjectActivity,
+  type Projects,
+  type Redelivery,
+  type TransactionEvents,
   type ReadContractRequest,
   type RequestsQuery,
   type RetireWalletResponse,
@@ -133,6 +137,21 @@ export class RelayClient {
     return this.read(`/transact/project/${this.project(options.projectId)}/transactions`, { ...rest, status: Array.isArray(status) ? status.join(",") : status }, options);
   }
 
+  /** GET /transact/projects: the project this key belongs to (needs no project id). */
+  async listProjects(options: Omit<CallOptions, "projectId"> = {}): Promise<Projects> {
+    return this.read("/transact/projects", undefined, options);
+  }
+
+  /** GET …/transactions/{transactionId}/events: the events it produced and where each was delivered. */
+  async getTransactionEvents(transactionId: string, options: CallOptions = {}): Promise<TransactionEvents> {
+    return this.read(`/transact/project/${this.project(options.projectId)}/transactions/${enc(transactionId)}/events`, undefined, options);
+  }
+
+  /** GET /transact/project/{projectId}/activity: accepted, confirmed, time to confirm and delivery attempts per bucket, and the queue now. */
+  async getActivity(query: { window?: "hour" | "day" } = {}, options: CallOptions = {}): Promise<ProjectActivity> {
+    return this.read(`/transact/project/${this.project(options.projectId)}/activity`, query, options);
+  }
+
   /** POST …/transactions/{transactionId}/cancel. */
   async cancelTransaction(transactionId: string, options: CallOptions = {}): Promise<CancelResponse> {
     return this.send({ method: "POST", path: `/transact/project/${this.project(options.projectId)}/transactions/${enc(transactionId)}/cancel`, idempotent: false, signal: options.signal });
@@ -193,6 +212,16 @@ export class RelayClient {
   /** POST …/eventCallback/{id}/rotateSecret: a new secret; the old one still signs until previousSecretExpiresAt. */
   async rotateEventCallbackSecret(eventCallbackId: string, options: CallOptions = {}): Promise<EventCallbackRotated> {
     return this.send({ method: "POST", path: `/webhook/project/${this.project(options.projectId)}/eventCallback/${enc(eventCallbackId)}/rotateSecret`, idempotent: false, signal: options.signal });
+  }
+
+  /** POST …/eventCallback/{id}/delivery/{deliveryId}/redeliver: that event to that registration again, now. Not repeated on a 503. */
+  async redeliverEvent(eventCallbackId: string, deliveryId: string, options: CallOptions = {}): Promise<Redelivery> {
+    return this.send({
+      method: "POST",
+      path: `/webhook/project/${this.project(options.projectId)}/eventCallback/${enc(eventCallbackId)}/delivery/${enc(deliveryId)}/redeliver`,
+      idempotent: false,
+      signal: options.signal,
+    });
   }
 
   // ---- Syndicate-compatible routes ----

@@ -43,6 +43,8 @@ const gatewaySchema = z.object({
     .default(24 * 60 * 60 * 1000),
   /** JSON file of the records the reference's examples name (the quick start writes it). */
   REFERENCE_EXAMPLES_FILE: z.string().min(1).optional(),
+  /** The console's built files; unset: apps/console/dist beside the gateway (docs/console.md). */
+  CONSOLE_DIR: z.string().min(1).optional(),
   ...webhookKeyFields,
   ...metricsTokenField,
   ...adminTokenField,
@@ -70,6 +72,8 @@ export interface GatewayConfig extends CommonConfig {
   adminToken: string | undefined;
   /** The records /openapi.json's examples name; unset: built-in example values. */
   referenceExamplesFile: string | undefined;
+  /** The console's built files; unset: the gateway's default (apps/console/dist). */
+  consoleDir: string | undefined;
 }
 
 export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfig> {
@@ -90,5 +94,6 @@ export function loadGatewayConfig(env: Env = process.env): Readonly<GatewayConfi
     metricsToken: v.METRICS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
     referenceExamplesFile: v.REFERENCE_EXAMPLES_FILE,
+    consoleDir: v.CONSOLE_DIR,
   });
 }

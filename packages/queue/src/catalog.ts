@@ -164,6 +164,13 @@ export const jobCatalog = {
     jobId: () => "check-balances",
     options: SCHEDULED_JOB_OPTIONS,
   },
+  /** Samples each project's waiting work once a minute for the activity page's queue depth chart. */
+  sampleQueueDepths: {
+    queue: "queue-depth-sample",
+    payload: z.object({ v: z.literal(1) }),
+    jobId: () => "sample-queue-depths",
+    options: SCHEDULED_JOB_OPTIONS,
+  },
   /** Finds unfinished transactions without a live job (Redis lost, crash) and revives them. */
   reconcileTransactions: {
     queue: "transaction-reconcile",
@@ -231,6 +238,7 @@ export const jobSchedules = {
   clearRetiredSecrets: { everyMs: 60_000 },
   pruneWebhookHistory: { everyMs: 60_000 },
   checkBalances: { everyMs: 60_000 },
+  sampleQueueDepths: { everyMs: 60_000 },
 } as const satisfies Partial<Record<keyof typeof jobCatalog, { everyMs: number }>>;
 
 interface JobDefinition {

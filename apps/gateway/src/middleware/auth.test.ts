@@ -94,3 +94,46 @@ describe("authenticate", () => {
     expect(() => assertProjectAccess({ keyId: "k", projectId: "a" }, "a")).not.toThrow();
   });
 });
+
+describe("the operator's ADMIN_TOKEN on API routes", () => {
+  const operatorToken = "operator-token-of-this-test-0123456789";
+  async function serveWithOperator(token: string | undefined) {
+    const [row, key] = record("p1");
+    const app = express();
+    app.use(authenticate({ apiKeys: { findById: async (id) => (id === row.id ? row : null) }, cacheTtlMs: 0, operatorToken: token }));
+    const handler: express.RequestHandler = (req, res) => {
+      assertProjectAccess(res.locals.principal, String(req.query.project));
+      res.json(res.locals.principal);
+    };
+    app.get("/", handler);
+    app.post("/", handler);
+    app.use(errorHandler(createLogger({ name: "test", level: "silent" })));
+    const server = app.listen(0);
+    await new Promise((r) => server.once("listening", r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server, key };
+  }
+
+  it("reads any project with it, changes nothing, and is a plain unknown key where ADMIN_TOKEN is unset or another token is sent", async () => {
+    const s = await serveWithOperator(operatorToken);
+    try {
+      const as = (token: string, method = "GET", project = "p2") => fetch(`${s.url}?project=${project}`, { method, headers: { authorization: `Bearer ${token}` } });
+      const read = await as(operatorToken);
+      expect({ status: read.status, body: await read.json() }).toEqual({ status: 200, body: { keyId: "operator", projectId: "", operator: true } });
+      const write = await as(operatorToken, "POST");
+      expect(write.status).toBe(403);
+      expect(((await write.json()) as { message: string }).message).toMatch(/admin token reads only/);
+      expect((await as(`${operatorToken}x`)).status).toBe(401);
+      // A project's key still reaches only its project.
+      expect((await as(s.key, "GET", "p2")).status).toBe(403);
+      expect((await as(s.key, "GET", "p1")).status).toBe(200);
+    } finally {
+      s.server.close();
+    }
+    const unset = await serveWithOperator(undefined);
+    try {
+      expect((await fetch(`${unset.url}?project=p1`, { headers: { authorization: `Bearer ${operatorToken}` } })).status).toBe(401);
+    } finally {
+      unset.server.close();
+    }
+  });
+});

@@ -1,17 +1,24 @@
 import type { RequestHandler } from "express";
-import { AppError, parseApiKey, secretMatches } from "@relay/core";
+import { AppError, operatorTokenMatches, parseApiKey, secretMatches } from "@relay/core";
 import type { ApiKeyRepository } from "@relay/db";
 import { checkKeyLimits, keyLimitsOf, type KeyLimits } from "./key-limits";
 
 export interface Principal {
   keyId: string;
   projectId: string;
+  /** The operator's ADMIN_TOKEN: reads (GET) of any project, nothing else (docs/console.md). */
+  operator?: true;
 }
+
+/** The principal of a request made with ADMIN_TOKEN: no key and no project of its own. */
+const OPERATOR: Principal = Object.freeze({ keyId: "operator", projectId: "", operator: true });
 
 export interface AuthDeps {
   apiKeys: Pick<ApiKeyRepository, "findById">;
   /** How long a key lookup is reused; a revocation takes effect within this time. 0 = never cache. */
   cacheTtlMs: number;
+  /** ADMIN_TOKEN, when set: also accepted as a Bearer token, for GET routes of any project. */
+  operatorToken?: string | undefined;
   now?: () => number;
 }
 
@@ -73,6 +80,15 @@ export function authenticate(deps: AuthDeps): RequestHandler {
       throw new AppError("UNAUTHORIZED", "Authorization header is not of the form `Bearer <API key>`: put the word Bearer and a space before the API key");
     }
     const token = match[1]!;
+    if (deps.operatorToken && !token.startsWith("rk_") && operatorTokenMatches(`Bearer ${token}`, deps.operatorToken)) {
+      // Reads only: the operator looks at any project, and acts for none (no key to audit it by).
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        throw new AppError("FORBIDDEN", "The admin token reads only (GET routes of any project); use an API key of the project to change anything");
+      }
+      res.locals.principal = OPERATOR;
+      next();
+      return;
+    }
     const known = verified.get(token);
     if (known && known.until > now()) {
       checkKeyLimits(known.keyId, known.limits, req);
@@ -102,8 +118,9 @@ export function principalOf(locals: Record<string, unknown>): Principal {
   return principal;
 }
 
-/** 403 unless the key belongs to the project the request names. */
+/** 403 unless the key belongs to the project the request names; the operator's token reads any. */
 export function assertProjectAccess(principal: Principal, projectId: string): void {
+  if (principal.operator) return;
   if (principal.projectId !== projectId) {
     throw new AppError("FORBIDDEN", `This API key does not belong to project ${projectId}`);
   }

@@ -12,7 +12,10 @@ export const ROUTE_SCOPES: readonly { method: string; path: string; scope: Scope
   { method: "POST", path: "/transact/project/:projectId/transactions/:transactionId/speedUp", scope: "send" },
   { method: "GET", path: "/transact/project/:projectId/transactions", scope: "read" },
   { method: "GET", path: "/transact/project/:projectId/transactions/:transactionId", scope: "read" },
+  { method: "GET", path: "/transact/project/:projectId/transactions/:transactionId/events", scope: "read" },
   { method: "GET", path: "/transact/project/:projectId/policy", scope: "read" },
+  { method: "GET", path: "/transact/project/:projectId/activity", scope: "read" },
+  { method: "GET", path: "/transact/projects", scope: "read" },
   { method: "POST", path: "/transact/call", scope: "read" },
   { method: "POST", path: "/wallet/project/:projectId/personalSign", scope: "sign" },
   { method: "POST", path: "/wallet/project/:projectId/signTypedData", scope: "sign" },
@@ -34,6 +37,7 @@ export const ROUTE_SCOPES: readonly { method: string; path: string; scope: Scope
   { method: "GET", path: "/webhook/project/:projectId/eventCallbacks", scope: "webhooks" },
   { method: "DELETE", path: "/webhook/project/:projectId/eventCallback/:eventCallbackId", scope: "webhooks" },
   { method: "POST", path: "/webhook/project/:projectId/eventCallback/:eventCallbackId/rotateSecret", scope: "webhooks" },
+  { method: "POST", path: "/webhook/project/:projectId/eventCallback/:eventCallbackId/delivery/:deliveryId/redeliver", scope: "webhooks" },
 ];
 
 /** As Express matches a route: case-insensitively, a trailing slash allowed, a parameter one segment. */

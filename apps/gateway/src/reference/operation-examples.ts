@@ -40,6 +40,10 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
   const tx = (transactionId: string) => ({ ...project, transactionId });
   const noTransaction = { params: tx(UNKNOWN_ID), message: `No transaction ${UNKNOWN_ID} in project ${x.projectId}` };
   const noSignature = (what: string) => ({ params: { ...project, signatureId: UNKNOWN_ID }, message: `No ${what} ${UNKNOWN_ID} in project ${x.projectId}` });
+  const noDelivery = {
+    params: { ...project, eventCallbackId: x.rotateEventCallbackId, deliveryId: UNKNOWN_ID },
+    message: `No delivery ${UNKNOWN_ID} of event callback ${x.rotateEventCallbackId} in project ${x.projectId}`,
+  };
   const noCallback = { params: { ...project, eventCallbackId: UNKNOWN_ID }, message: `No event callback ${UNKNOWN_ID} in project ${x.projectId}` };
   const noWalletThere = { body: { ...project, walletAddress: UNKNOWN_WALLET }, message: `No wallet ${UNKNOWN_WALLET} in project ${x.projectId}` };
   const badTransactionId = { summary: "transactionId is not a UUID", params: tx(NOT_UUID), message: "transactionId in the path must be a UUID" };
@@ -103,6 +107,16 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
         why: "The example names a CONFIRMED transaction and answers 409: the quick start's chain mines each transaction as it arrives, so none stays SUBMITTED long enough to be sped up.",
       },
     },
+    "get /transact/projects": { request: {} },
+    "get /transact/project/{projectId}/activity": {
+      request: { params: project, query: { window: "hour" } },
+      badRequest: { summary: "window is not hour or day", params: project, query: { window: "week" }, message: "window must be hour or day" },
+    },
+    "get /transact/project/{projectId}/transactions/{transactionId}/events": {
+      request: { params: tx(x.confirmedTransactionId) },
+      badRequest: badTransactionId,
+      notFound: noTransaction,
+    },
     "get /transact/project/{projectId}/transactions": {
       request: { params: project, query: { status: "CONFIRMED", chainId: x.chainId, limit: 10 } },
       badRequest: { summary: "status is not a status", params: project, query: { status: "DONE" }, message: "status must be one or several of PENDING, SUBMITTED, CONFIRMED, REVERTED, INVALID, PAUSED, FAILED, CANCELLED, EXPIRED" },
@@ -132,6 +146,16 @@ export function operationExamples(x: ReferenceExamples, limits: { signTimeoutMs:
       badRequest: { summary: "eventCallbackId is not a UUID", params: { ...project, eventCallbackId: NOT_UUID }, message: "eventCallbackId in the path must be a UUID" },
       notFound: noCallback,
       errors: { 409: { message: `Event callback ${x.rotateEventCallbackId} is disabled (the receiver answered 410 Gone); register a new one` } },
+    },
+    "post /webhook/project/{projectId}/eventCallback/{eventCallbackId}/delivery/{deliveryId}/redeliver": {
+      request: { params: { ...project, eventCallbackId: x.rotateEventCallbackId, deliveryId: UNKNOWN_ID } },
+      badRequest: { summary: "deliveryId is not a UUID", params: { ...project, eventCallbackId: x.rotateEventCallbackId, deliveryId: NOT_UUID }, message: "deliveryId in the path must be a UUID" },
+      notFound: noDelivery,
+      errors: { 409: { message: `Event callback ${x.rotateEventCallbackId} is disabled: its events are not sent again; register a new one` } },
+      answers: {
+        status: 404,
+        why: "The example answers 404: the quick start's registrations are for WalletBalanceLow, which its funded wallet never sends, so they have no delivery to name. A delivery's id is `data.deliveryId` of a stats entry of GET …/eventCallbacks.",
+      },
     },
     "post /wallet/project/{projectId}/signTypedData": {
       request: { params: project, body: typedData },

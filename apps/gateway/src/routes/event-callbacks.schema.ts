@@ -64,3 +64,17 @@ export const eventCallbackParams = z.object({
 });
 
 export type EventCallbackRequest = z.output<typeof eventCallbackRequest>;
+
+export const deliveryParams = eventCallbackParams.extend({
+  deliveryId: uuid("deliveryId in the path must be a UUID").meta({ description: "The delivery: `data.deliveryId` of a stats entry of the registration" }),
+});
+
+export const redeliveryResponse = z
+  .object({
+    deliveryId: z.uuid(),
+    eventCallbackId: z.uuid(),
+    eventId: z.uuid().meta({ description: "The event sent again: the same `webhook-id`, so a receiver that deduplicates sees a repeat" }),
+    status: z.literal("PENDING").meta({ description: "The delivery is due now; its attempts appear in the registration's stats" }),
+    previousStatus: z.enum(["PENDING", "DELIVERED", "FAILED"]),
+  })
+  .meta({ id: "Redelivery" });

@@ -16,6 +16,10 @@ export function toWalletResponse(row: WalletChainRow) {
     backend: row.backend,
     ...(row.confirmedCount === undefined ? {} : { txCount: row.confirmedCount }),
     ...(row.balanceWei === undefined || row.balanceWei === null ? {} : { balance: row.balanceWei.toString() }),
+    ...(row.lowBalance === undefined || row.lowBalance === null ? {} : { lowBalance: row.lowBalance }),
+    ...(row.chainNonce
+      ? { chainNonce: { latest: Number(row.chainNonce.latest), pending: Number(row.chainNonce.pending), readAt: row.chainNonce.readAt.toISOString() } }
+      : {}),
   };
 }
 

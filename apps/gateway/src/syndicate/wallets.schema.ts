@@ -83,6 +83,21 @@ export const walletWithDataResponse = walletResponse
       .string()
       .optional()
       .meta({ description: "Wei, as the relay last read it (withData); absent until the relay has read it (within a minute of the wallet's creation)" }),
+    lowBalance: z
+      .boolean()
+      .optional()
+      .meta({ description: "Whether that balance was below the chain's low-balance threshold (a WalletBalanceLow event was sent when it fell there; withData, relay field); absent like balance" }),
+    chainNonce: z
+      .object({
+        latest: z.number().int().meta({ description: "The wallet's nonce at the chain's head block: its transactions mined" }),
+        pending: z.number().int().meta({ description: "The same with the transactions the chain's node holds pending" }),
+        readAt: z.iso.datetime().meta({ description: "When the relay read them" }),
+      })
+      .optional()
+      .meta({
+        description:
+          "The wallet's nonce on the chain as the relay last read it (once a minute, with the balance; withData, relay field): `nonce` above `pending` is transactions the relay is still sending, `latest` above `nonce` is a nonce used outside the relay. Absent until read",
+      }),
   })
   .meta({ id: "WalletWithTxCountAndBalance" });
 

@@ -7,7 +7,7 @@ import type { ChainDirectory } from "../chain-directory";
 export interface StepDeps {
   transactions: TransactionRepository;
   fillers: NonceFillerRepository;
-  balances: Pick<WalletBalanceRepository, "recordBalance">;
+  balances: Pick<WalletBalanceRepository, "recordBalance" | "recordChainNonce">;
   /** Managed gas: the top-ups a balance check calls for, and their jobs (top-up.ts). */
   topUps: Pick<TopUpRepository, "topUpIfDue"> & { enqueue: (topUp: NewTopUp) => Promise<void> };
   wallets: Pick<WalletRepository, "listByProject" | "findByAddress" | "listAddresses">;

@@ -1,4 +1,4 @@
-import { parseEther } from "ethers";
+import { JsonRpcProvider, parseEther, toQuantity } from "ethers";
 import { createLogger } from "@relay/core";
 import {
   createChainRepository,
@@ -8,6 +8,7 @@ import {
   createTopUpRepository,
   createWalletBalanceRepository,
   createWalletRepository,
+  createWalletRowsRepository,
   type Database,
   type NewTopUp,
 } from "@relay/db";
@@ -123,6 +124,42 @@ describe("checkBalances processor (the scheduled WalletBalanceLow check)", () =>
     expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), low, { balanceWei: parseEther("3"), blockNumber: head + 5 })).toMatchObject({ amountWei: parseEther("77") });
     // A wallet of a project without managed gas (the operator's funding wallet) is never topped up.
     expect(await topUpRepo.topUpIfDue(BigInt(anvil.chainId), funding, { balanceWei: 0n, blockNumber: head + 5 })).toBeNull();
+  });
+
+  it("records each wallet's nonce on the chain beside its balance, mined and pending, as the chain answers it; the wallet list answers it", async () => {
+    const project = await createProjectFixture(db, testKek(), { wallets: 2 });
+    const [busy, idle] = project.wallets.map((w) => w.address) as [string, string];
+    await fund(anvil.rpcUrl, [busy], "10");
+    const rpc = new JsonRpcProvider(anvil.rpcUrl, undefined, { staticNetwork: true });
+    // Seven sent outside the relay, then one the node holds but has not mined.
+    await rpc.send("anvil_setNonce", [busy, toQuantity(7)]);
+    await rpc.send("anvil_impersonateAccount", [busy]);
+    await rpc.send("evm_setAutomine", [false]);
+    try {
+      await rpc.send("eth_sendTransaction", [{ from: busy, to: idle, value: toQuantity(1) }]);
+      const check = createCheckBalancesProcessor({
+        chains: createChainRepository(db),
+        directory: createChainDirectory({ chains: createChainRepository(db), providers, logger }),
+        wallets: createWalletRepository(db),
+        step: { balances: createWalletBalanceRepository(pool), topUps: { ...createTopUpRepository(pool), enqueue: async () => undefined } },
+        batch: 10_000,
+      });
+      await check({ v: 1 }, { job: {} as Job, logger });
+      const chain = async (address: string) => [await rpc.getTransactionCount(address, "latest"), await rpc.getTransactionCount(address, "pending")];
+      expect(await chain(busy)).toEqual([7, 8]);
+      const rows = await createWalletRowsRepository(pool).listByProject(project.projectId, { withData: true });
+      const stored = (address: string) => {
+        const nonce = rows.find((r) => r.address === address)?.chainNonce;
+        return nonce ? [Number(nonce.latest), Number(nonce.pending)] : null;
+      };
+      expect(stored(busy)).toEqual(await chain(busy));
+      expect(stored(idle)).toEqual([0, 0]);
+      expect(rows.every((r) => r.chainNonce?.readAt instanceof Date)).toBe(true);
+    } finally {
+      await rpc.send("evm_setAutomine", [true]);
+      await rpc.send("anvil_stopImpersonatingAccount", [busy]);
+      rpc.destroy();
+    }
   });
 
   it("checks at most its batch of wallets per run and goes on from where the last run stopped, so every wallet is checked within a few runs", async () => {

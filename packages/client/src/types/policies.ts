@@ -20,3 +20,8 @@ export interface ProjectPolicy {
   policy: Policy | null;
   updatedAt: string | null;
 }
+
+/** GET /transact/projects: the projects the credential reads (an API key's own). */
+export interface Projects {
+  projects: { projectId: string; name: string; createdAt: string }[];
+}

@@ -118,3 +118,22 @@ export interface ReadContractRequest {
   functionSignature: string;
   args?: Record<string, unknown> | null;
 }
+
+/** GET /transact/project/{projectId}/activity: the last hour (60 buckets of a minute) or day (96 of 15 minutes). */
+export interface ProjectActivity {
+  window: "hour" | "day";
+  bucketSeconds: number;
+  buckets: {
+    start: string;
+    accepted: number;
+    confirmed: number;
+    confirmSecondsP50: number | null;
+    confirmSecondsP99: number | null;
+    deliveryAttempts: number;
+    deliveredAttempts: number;
+    /** The project's unfinished transactions and deliveries still to make, the most at a sampled minute of the bucket; null when none was sampled. */
+    waitingTransactions: number | null;
+    waitingDeliveries: number | null;
+  }[];
+  waiting: { pending: number; submitted: number; paused: number; deliveriesPending: number; eventsUndispatched: number };
+}

@@ -47,6 +47,13 @@ export interface Wallet {
 export interface WalletWithData extends Wallet {
   txCount?: number;
   balance?: string;
+  /** Below the chain's low-balance threshold when the relay last read it (relay field). */
+  lowBalance?: boolean;
+  /**
+   * The wallet's nonce on the chain as the relay last read it (relay field): `latest` mined,
+   * `pending` with the node's pending transactions, `readAt` when.
+   */
+  chainNonce?: { latest: number; pending: number; readAt: string };
 }
 
 export type FundingStatus = "PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED";

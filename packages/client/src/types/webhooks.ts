@@ -79,3 +79,33 @@ interface EventBase<T extends EventType, D> {
 export type TransactionStatusChangeEvent = EventBase<"TransactionStatusChange", TransactionStatusChangeData>;
 export type WalletBalanceLowEvent = EventBase<"WalletBalanceLow", WalletBalanceLowData>;
 export type RelayEvent = TransactionStatusChangeEvent | WalletBalanceLowEvent;
+
+/** POST …/eventCallback/{eventCallbackId}/delivery/{deliveryId}/redeliver. */
+export interface Redelivery {
+  deliveryId: string;
+  eventCallbackId: string;
+  eventId: string;
+  status: "PENDING";
+  previousStatus: "PENDING" | "DELIVERED" | "FAILED";
+}
+
+/** GET …/transactions/{transactionId}/events: the events a transaction produced, and their deliveries. */
+export interface TransactionEvents {
+  events: {
+    eventId: string;
+    eventType: EventType;
+    payload: unknown;
+    createdAt: string;
+    dispatchedAt: string | null;
+    deliveries: {
+      deliveryId: string;
+      eventCallbackId: string;
+      callbackURL: string;
+      status: "PENDING" | "DELIVERED" | "FAILED" | "ABANDONED";
+      attempts: number;
+      nextAttemptAt: string | null;
+      deliveredAt: string | null;
+      lastResponseStatus: number | null;
+    }[];
+  }[];
+}

@@ -25,6 +25,14 @@ export interface WalletChainRow {
   balanceWei?: bigint | null;
   /** Transactions the wallet sent that are CONFIRMED on the chain. Only `withData`. */
   confirmedCount?: number;
+  /** Below the chain's low-balance threshold when last read; null when not read yet. Only `withData`. */
+  lowBalance?: boolean | null;
+  /**
+   * The wallet's nonce on the chain as the scheduled balance check last read it: `latest` its
+   * mined transactions, `pending` with the node's pending ones, `readAt` when. Null when not read
+   * yet. Only `withData`.
+   */
+  chainNonce?: { latest: bigint; pending: bigint; readAt: Date } | null;
 }
 
 const ROWS = `
@@ -42,7 +50,8 @@ const ROWS_WITH_DATA = `
   SELECT w.id AS "walletId", w.project_id AS "projectId", w.address, c.chain_id::text AS "chainId",
          COALESCE(n.next, 0)::text AS nonce, w.is_active AS "isActive", w.retired_at AS "retiredAt",
          w.wallet_type::text AS "walletType", w.backend::text AS backend, w.created_at AS "createdAt", w.updated_at AS "updatedAt",
-         b.balance_wei::text AS "balanceWei",
+         b.balance_wei::text AS "balanceWei", b.low AS "lowBalance",
+         b.chain_nonce_latest::text AS "chainNonceLatest", b.chain_nonce_pending::text AS "chainNoncePending", b.chain_nonce_at AS "chainNonceAt",
          (SELECT count(*) FROM transaction t
            WHERE t.chain_id = c.chain_id AND t.from_address = w.address AND t.status = 'CONFIRMED')::int AS "confirmedCount"
     FROM wallet w
@@ -66,7 +75,14 @@ interface RawRow {
   updatedAt: Date;
   balanceWei?: string | null;
   confirmedCount?: number;
+  lowBalance?: boolean | null;
+  chainNonceLatest?: string | null;
+  chainNoncePending?: string | null;
+  chainNonceAt?: Date | null;
 }
+
+const toChainNonce = (latest: string | null | undefined, pending: string | null | undefined, at: Date | null | undefined) =>
+  latest == null || pending == null || at == null ? null : { latest: BigInt(latest), pending: BigInt(pending), readAt: at };
 
 /** A project's wallets on each configured chain, for Syndicate's GET /wallet/project/{projectId}/wallets. */
 export function createWalletRowsRepository(sql: Sql) {
@@ -74,11 +90,18 @@ export function createWalletRowsRepository(sql: Sql) {
     listByProject: async (projectId: string, options: { withData: boolean }): Promise<WalletChainRow[]> => {
       const text = options.withData ? ROWS_WITH_DATA : ROWS;
       const { rows } = await sql.query<RawRow>({ name: options.withData ? "walletRows.withData" : "walletRows.list", text }, [projectId]);
-      return rows.map(({ balanceWei, confirmedCount, ...r }) => ({
+      return rows.map(({ balanceWei, confirmedCount, lowBalance, chainNonceLatest, chainNoncePending, chainNonceAt, ...r }) => ({
         ...r,
         chainId: BigInt(r.chainId),
         nonce: BigInt(r.nonce),
-        ...(options.withData ? { balanceWei: balanceWei == null ? null : BigInt(balanceWei), confirmedCount: confirmedCount ?? 0 } : {}),
+        ...(options.withData
+          ? {
+              balanceWei: balanceWei == null ? null : BigInt(balanceWei),
+              confirmedCount: confirmedCount ?? 0,
+              lowBalance: lowBalance ?? null,
+              chainNonce: toChainNonce(chainNonceLatest, chainNoncePending, chainNonceAt),
+            }
+          : {}),
       }));
     },
   };

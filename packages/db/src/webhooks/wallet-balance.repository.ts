@@ -29,6 +29,24 @@ export function createWalletBalanceRepository(sql: Sql) {
       ]);
       return { crossedBelow: result.rows[0]?.crossedBelow === true };
     },
+    /**
+     * Records the wallet's nonce on the chain beside its balance (the wallets page compares it with
+     * the relay's next nonce): `latest` counts its mined transactions, `pending` adds those the
+     * node holds; the time it was read is the database's now. Applied to the state row the
+     * balance check just wrote (none: nothing to apply to, the next check records it). It is shown,
+     * never acted on, so a concurrent older read landing last only shows an older figure a minute.
+     */
+    recordChainNonce: async (chainId: bigint, address: string, nonce: { latest: number; pending: number }): Promise<void> => {
+      await sql.query(
+        {
+          name: "walletBalance.recordChainNonce",
+          text: `UPDATE wallet_balance_state
+                    SET chain_nonce_latest = $3::bigint, chain_nonce_pending = $4::bigint, chain_nonce_at = now()
+                  WHERE chain_id = $1::bigint AND address = $2`,
+        },
+        [chainId.toString(), address, nonce.latest, nonce.pending],
+      );
+    },
   };
 }
 

@@ -244,6 +244,44 @@ describe("markDelivered, markFailed, abandon", () => {
   });
 });
 
+describe("redeliver", () => {
+  test("makes a DELIVERED or FAILED delivery PENDING again, due now, its attempts counted anew; a PENDING one due now; nothing of another registration or project", async () => {
+    const { deliveries } = await threeStatuses();
+    const [delivered, failed, pending] = deliveries as [WebhookDeliveryRecord, WebhookDeliveryRecord, WebhookDeliveryRecord];
+    await ctx.deliveries.recordAttempt(delivered.id, { responseStatus: 200, data: { durationMs: 1 }, next: { status: "DELIVERED" } });
+    await ctx.deliveries.recordAttempt(failed.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "FAILED" } });
+    await ctx.deliveries.recordAttempt(pending.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "PENDING", nextAttemptAt: new Date(Date.now() + 3_600_000) } });
+    const other = await register(ctx, kek, { projectId: fixture.projectId, eventType: "TransactionStatusChange" });
+
+    // Wrong registration, wrong project, unknown delivery: nothing found, nothing changed.
+    expect(await ctx.deliveries.redeliver(fixture.projectId, other.id, failed.id)).toEqual({ outcome: "not-found" });
+    expect(await ctx.deliveries.redeliver(randomUUID(), registration.id, failed.id)).toEqual({ outcome: "not-found" });
+    expect(await ctx.deliveries.redeliver(fixture.projectId, registration.id, randomUUID())).toEqual({ outcome: "not-found" });
+    expect((await ctx.deliveries.findForDelivery(failed.id))?.delivery.status).toBe("FAILED");
+
+    const before = Date.now();
+    for (const d of [delivered, failed, pending]) {
+      expect(await ctx.deliveries.redeliver(fixture.projectId, registration.id, d.id)).toMatchObject({ outcome: "redelivering", eventId: d.eventId });
+    }
+    const rows = await Promise.all([delivered, failed, pending].map(async (d) => (await ctx.deliveries.findForDelivery(d.id))!.delivery));
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ["PENDING", 0],
+      ["PENDING", 0],
+      ["PENDING", 1],
+    ]);
+    for (const r of rows) expect(r.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+    for (const r of rows) expect(r.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  test("leaves the deliveries of a disabled registration as they are", async () => {
+    const delivery = await oneDelivery();
+    await ctx.deliveries.recordAttempt(delivery.id, { responseStatus: 500, data: { durationMs: 1 }, next: { status: "FAILED" } });
+    await ctx.callbacks.disable(registration.id, "410 from the receiver");
+    expect(await ctx.deliveries.redeliver(fixture.projectId, registration.id, delivery.id)).toEqual({ outcome: "disabled", previousStatus: "FAILED" });
+    expect((await ctx.deliveries.findForDelivery(delivery.id))?.delivery.status).toBe("FAILED");
+  });
+});
+
 describe("findDue", () => {
   test("lists PENDING deliveries whose attempt is due, earliest first", async () => {
     const { deliveries } = await threeStatuses();

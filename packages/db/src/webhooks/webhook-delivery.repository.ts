@@ -2,7 +2,7 @@ import { createBatcher, type BatcherOptions } from "@relay/core";
 import type { EventType } from "@relay/lifecycle";
 import type { Sql } from "../client";
 import type { JsonValue } from "../transactions/transaction-record";
-import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPTS } from "./webhook-delivery.sql";
+import { FIND_DUE, FIND_FOR_DELIVERY, FINISH_DELIVERY, RECORD_ATTEMPTS, REDELIVER } from "./webhook-delivery.sql";
 import {
   toDelivery,
   type EventCallbackWithSecret,
@@ -108,6 +108,14 @@ function distinctRounds<T extends { deliveryId: string }>(items: readonly T[]): 
   return rounds;
 }
 
+/** What asking for a delivery again did (POST …/redeliver). */
+export type Redelivery =
+  | { outcome: "redelivering"; eventId: string; previousStatus: Exclude<WebhookDeliveryStatus, "ABANDONED"> }
+  /** No such delivery of that registration of that project. */
+  | { outcome: "not-found" }
+  /** The registration is disabled (deleted, or a 410 from the receiver), or the delivery was abandoned with it. */
+  | { outcome: "disabled"; previousStatus: WebhookDeliveryStatus };
+
 export function createWebhookDeliveryRepository(sql: Sql, options: WebhookDeliveryRepositoryOptions = {}) {
   const finish = async (id: string, status: Exclude<WebhookDeliveryStatus, "PENDING">): Promise<boolean> =>
     (await sql.query({ name: "webhookDelivery.finish", text: FINISH_DELIVERY }, [id, status])).rowCount === 1;
@@ -163,6 +171,19 @@ export function createWebhookDeliveryRepository(sql: Sql, options: WebhookDelive
      */
     recordAttempt: (deliveryId: string, attempt: AttemptInput): Promise<RecordedAttempt | null> => recordOne({ deliveryId, attempt }),
     recordAttempts,
+
+    /** The delivery due again now; see REDELIVER. The caller wakes its job. */
+    redeliver: async (projectId: string, eventCallbackId: string, deliveryId: string): Promise<Redelivery> => {
+      const { rows } = await sql.query<{ eventId: string; previousStatus: WebhookDeliveryStatus; active: boolean; changed: boolean }>(
+        { name: "webhookDelivery.redeliver", text: REDELIVER },
+        [projectId, eventCallbackId, deliveryId],
+      );
+      const row = rows[0];
+      if (!row) return { outcome: "not-found" };
+      // An ABANDONED delivery is one of a disabled registration: it does not change.
+      if (!row.changed || row.previousStatus === "ABANDONED") return { outcome: "disabled", previousStatus: row.previousStatus };
+      return { outcome: "redelivering", eventId: row.eventId, previousStatus: row.previousStatus };
+    },
 
     /** PENDING → DELIVERED without an attempt record; false when it was not PENDING. */
     markDelivered: (id: string): Promise<boolean> => finish(id, "DELIVERED"),

@@ -92,3 +92,27 @@ export const FIND_DUE = `
      AND ($3::timestamptz IS NULL OR (d.next_attempt_at, d.id) > ($3::timestamptz, $4::uuid))
    ORDER BY d.next_attempt_at, d.id
    LIMIT $2`;
+
+/**
+ * $1 project, $2 registration, $3 delivery: the delivery goes out again now (POST …/redeliver).
+ * A DELIVERED or FAILED one is PENDING again with its attempts counted from 0 (the retry schedule
+ * starts over); a PENDING one keeps its count and is due now. Only a delivery of that registration
+ * of that project, while the registration is active; `found`/`active` say why nothing changed.
+ */
+export const REDELIVER = `
+  WITH target AS (
+    SELECT d.id, d.event_id, d.status, c.disabled_at IS NULL AS active
+      FROM webhook_delivery d
+      JOIN event_callback c ON c.id = d.event_callback_id
+     WHERE d.id = $3 AND d.event_callback_id = $2 AND c.project_id = $1
+  ), changed AS (
+    UPDATE webhook_delivery d SET
+      status = 'PENDING',
+      attempts = CASE WHEN d.status = 'PENDING' THEN d.attempts ELSE 0 END,
+      next_attempt_at = now()
+      FROM target t
+     WHERE d.id = t.id AND t.active AND d.status <> 'ABANDONED'
+    RETURNING d.id
+  )
+  SELECT t.event_id AS "eventId", t.status AS "previousStatus", t.active, EXISTS (SELECT 1 FROM changed) AS changed
+    FROM target t`;
