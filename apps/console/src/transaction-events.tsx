@@ -20,7 +20,7 @@ export function TransactionEvents(props: { session: Session; id: string }) {
         <ol class="events">
           {events.data.events.map((e) => (
             <li data-event-id={e.eventId}>
-              <strong>{e.payload?.data?.status ?? e.eventType}</strong> <time dateTime={e.createdAt}>{time(e.createdAt)}</time>{" "}
+              <strong>{statusOf(e.payload) ?? e.eventType}</strong> <time dateTime={e.createdAt}>{time(e.createdAt)}</time>{" "}
               <span class="mono reason">{e.eventId}</span>
               {e.dispatchedAt === null ? (
                 <p class="reason">Waiting to be dispatched.</p>
@@ -43,4 +43,10 @@ export function TransactionEvents(props: { session: Session; id: string }) {
       )}
     </>
   );
+}
+
+/** The status a TransactionStatusChange event moved to; undefined for other events. */
+function statusOf(payload: unknown): string | undefined {
+  const data = (payload as { data?: { status?: unknown } } | null)?.data;
+  return typeof data?.status === "string" ? data.status : undefined;
 }

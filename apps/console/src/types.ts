@@ -1,5 +1,8 @@
 /** The parts of the API's answers the console shows (the OpenAPI document at /openapi.json has them all). */
 
+import type { ProjectActivity } from "@relay/client/src/types/transactions";
+import type { TransactionEvents } from "@relay/client/src/types/webhooks";
+
 export const STATUSES = ["PENDING", "SUBMITTED", "CONFIRMED", "REVERTED", "INVALID", "PAUSED", "FAILED", "CANCELLED", "EXPIRED"] as const;
 export type Status = (typeof STATUSES)[number];
 export const UNFINISHED: readonly Status[] = ["PENDING", "SUBMITTED", "PAUSED"];
@@ -86,40 +89,8 @@ export interface TopUp {
   status: string;
 }
 
-/** GET …/transactions/{id}/events: what the relay told the project's receivers. */
-export interface TransactionEvent {
-  eventId: string;
-  eventType: string;
-  payload: { data?: { status?: string; previousStatus?: string | null } } | null;
-  createdAt: string;
-  dispatchedAt: string | null;
-  deliveries: {
-    deliveryId: string;
-    eventCallbackId: string;
-    callbackURL: string;
-    status: "PENDING" | "DELIVERED" | "FAILED" | "ABANDONED";
-    attempts: number;
-    nextAttemptAt: string | null;
-    deliveredAt: string | null;
-    lastResponseStatus: number | null;
-  }[];
-}
+/** GET …/transactions/{id}/events: what the relay told the project's receivers (the client's type). */
+export type TransactionEvent = TransactionEvents["events"][number];
 
-/** GET …/activity. */
-export interface ProjectActivity {
-  window: "hour" | "day";
-  bucketSeconds: number;
-  buckets: {
-    start: string;
-    accepted: number;
-    confirmed: number;
-    confirmSecondsP50: number | null;
-    confirmSecondsP99: number | null;
-    deliveryAttempts: number;
-    deliveredAttempts: number;
-    /** The project's unfinished transactions and deliveries still to make, the most at a sampled minute of the bucket; null when none was sampled. */
-    waitingTransactions: number | null;
-    waitingDeliveries: number | null;
-  }[];
-  waiting: { pending: number; submitted: number; paused: number; deliveriesPending: number; eventsUndispatched: number };
-}
+/** GET …/activity (the client's type). */
+export type { ProjectActivity };
