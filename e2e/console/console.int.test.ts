@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { JsonRpcProvider } from "ethers";
 import type { Page } from "playwright-core";
 import { createDatabase, createPool, type Database } from "@relay/db";
@@ -29,7 +29,11 @@ import { sendTransaction } from "../support/transactions";
 import { receiver } from "../support/webhook-receiver";
 import { launchChromium } from "./browser";
 
-const SCREENSHOTS = join(__dirname, "../../docs/images");
+/**
+ * Where the screenshots go: test-results/console (not committed) unless CONSOLE_SCREENSHOT_DIR
+ * names another folder; `CONSOLE_SCREENSHOT_DIR=docs/images` refreshes the ones the docs show.
+ */
+const SCREENSHOTS = resolve(join(__dirname, "../.."), process.env.CONSOLE_SCREENSHOT_DIR ?? "test-results/console");
 const ADMIN_TOKEN = "console-test-operator-token-0123456789";
 // Page-side code is given as text, or reaches the page's globals through globalThis: the tests
 // are type-checked without the DOM's types.
