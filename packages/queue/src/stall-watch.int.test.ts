@@ -52,11 +52,11 @@ describe("watchStalls", () => {
   const parkedWorker = () => deliveryWorker(4, async () => ({}), false);
   const enqueue = (n: number) => Promise.all(Array.from({ length: n }, () => producer.enqueue("deliverWebhook", { v: 1, deliveryId: randomUUID() })));
   const counts = (...states: JobType[]) => producer.queue("deliverWebhook").getJobCounts(...states);
-  const watch = (workers: Worker[], stuckAfterMs?: number) => {
+  const watch = (workers: Worker[], stuckAfterMs?: number, connect = () => createRedis(REDIS_URL, "producer")) => {
     const stalls: Stall[] = [];
     const watcher = watchStalls({
       workers,
-      connect: () => createRedis(REDIS_URL, "producer"),
+      connect,
       onStall: (s) => stalls.push(s),
       stalledAfterMs: STALLED_AFTER_MS,
       ...(stuckAfterMs === undefined ? {} : { stuckAfterMs }),
@@ -73,6 +73,22 @@ describe("watchStalls", () => {
     await sleep(STALLED_AFTER_MS + 6 * EVERY_MS);
     expect(stalls).toEqual([expect.objectContaining({ queue: "webhook-delivery", readyJobs: 3 })]);
     expect(stalls[0]!.idleMs).toBeGreaterThanOrEqual(STALLED_AFTER_MS);
+  });
+
+  it("makes its connection again after a look it did not answer, and then sees the stall", async () => {
+    const worker = await parkedWorker();
+    // The first connection goes nowhere (refused), as a wedged one answers nothing.
+    const made: string[] = [];
+    const stalls = watch([worker], undefined, () => {
+      const url = made.length === 0 ? "redis://127.0.0.1:1" : REDIS_URL;
+      made.push(url);
+      return createRedis(url, "producer");
+    });
+    await enqueue(2);
+    await sleep(STALLED_AFTER_MS + 10 * EVERY_MS);
+    expect(made.slice(0, 2)).toEqual(["redis://127.0.0.1:1", REDIS_URL]);
+    expect(made).toHaveLength(2);
+    expect(stalls).toEqual([expect.objectContaining({ queue: "webhook-delivery", readyJobs: 2 })]);
   });
 
   it("reports nothing while the worker takes the jobs", async () => {

@@ -14,8 +14,8 @@ export interface Stall {
 export interface StallWatchDeps {
   workers: readonly Worker[];
   /**
-   * A fresh connection for one look, closed after it: the process's own connections may be the
-   * ones that are wedged, and a count that waits on them forever tells nothing.
+   * Makes the watch's own connection (again after a look it did not answer): the process's other
+   * connections may be the wedged ones, and a count that waits on them forever tells nothing.
    */
   connect: () => Redis;
   onStall: (stall: Stall) => void;
@@ -41,8 +41,8 @@ export interface StallWatchDeps {
  *
  * A worker is stalled when its queue had jobs ready to run all along and, with free slots, it
  * started none for `stalledAfterMs`, or, with its slots full, none of its jobs started or ended for
- * `stuckAfterMs`. The counts are read on a fresh connection each look, as the process's own may be
- * the wedged ones. A worker that is closing is left alone; a look Redis does not answer within
+ * `stuckAfterMs`. The counts are read on the watch's own connection, made again after a look it did
+ * not answer, as the process's connections may be the wedged ones. A worker that is closing is left alone; a look Redis does not answer within
  * `everyMs` says nothing (Redis itself is away, which the connections wait out). `onStall` is
  * called once per watch; the caller decides (a worker process stops, so that its supervisor starts
  * a fresh one with fresh connections).
@@ -60,11 +60,12 @@ export function watchStalls(deps: StallWatchDeps): { stop(): Promise<void> } {
   });
   let reported = false;
   let looking: Promise<void> = Promise.resolve();
+  const probe = probeConnection(deps.connect, deps.workers);
 
   const look = async () => {
     const open = watched.filter((s) => !s.worker.closing);
     if (open.length === 0) return;
-    const counts = await withinMs(readyJobsOf(deps.connect, open.map((s) => s.worker)), deps.everyMs);
+    const counts = await probe.readyJobs(open.map((s) => s.worker), deps.everyMs);
     open.forEach((state, i) => {
       const ready = counts?.[i];
       const free = runningJobs(state.worker).size < state.worker.concurrency;
@@ -91,26 +92,47 @@ export function watchStalls(deps: StallWatchDeps): { stop(): Promise<void> } {
     stop: async () => {
       clearInterval(timer);
       await withinMs(looking, deps.everyMs);
+      probe.close();
     },
   };
 }
 
-/** Ready jobs (wait and prioritized) of each worker's queue, read on a connection of its own. */
-async function readyJobsOf(connect: () => Redis, workers: Worker[]): Promise<number[]> {
-  const connection = connect();
-  const queues = workers.map((w) => new Queue(w.name, { connection, prefix: w.opts.prefix }));
-  try {
-    await redisReady(connection);
-    return await Promise.all(
-      queues.map(async (queue) => {
-        const counts = await queue.getJobCounts("wait", "prioritized");
-        return (counts.wait ?? 0) + (counts.prioritized ?? 0);
-      }),
+/**
+ * The connection the counts are read on: the watch's own, not one the workers use, made when first
+ * needed and made again after a look it did not answer in time (it may be the wedged one then).
+ */
+function probeConnection(connect: () => Redis, workers: readonly Worker[]) {
+  let current: { connection: Redis; queues: Map<string, Queue> } | undefined;
+  const drop = () => {
+    current?.connection.disconnect();
+    current = undefined;
+  };
+  const open = () => {
+    if (current) return current;
+    const connection = connect();
+    const queues = new Map(workers.map((w) => [w.name, new Queue(w.name, { connection, prefix: w.opts.prefix })]));
+    current = { connection, queues };
+    return current;
+  };
+  /** Ready jobs (wait and prioritized) of each worker's queue; undefined when not answered within `ms`. */
+  const readyJobs = async (of: Worker[], ms: number): Promise<number[] | undefined> => {
+    const { connection, queues } = open();
+    const counts = await withinMs(
+      (async () => {
+        await redisReady(connection, ms);
+        return Promise.all(
+          of.map(async (worker) => {
+            const counts = await queues.get(worker.name)!.getJobCounts("wait", "prioritized");
+            return (counts.wait ?? 0) + (counts.prioritized ?? 0);
+          }),
+        );
+      })(),
+      ms,
     );
-  } finally {
-    await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
-    connection.disconnect();
-  }
+    if (counts === undefined) drop();
+    return counts;
+  };
+  return { readyJobs, close: drop };
 }
 
 /** `work`'s value, or undefined when it has not settled (or failed) within `ms`. */
